@@ -1,0 +1,105 @@
+import Synchronization
+
+/// Serialized state of one `combineLatest` subscription.
+private final class CombineLatestSink: Sendable {
+    private struct State {
+        var latest: [(any Sendable)?]
+        var completed: [Bool]
+    }
+
+    private let observer: AnyObserver<[any Sendable]>
+    private let state: Mutex<State>
+    private let delivery = SerialDelivery<(Int, Event<any Sendable>)>()
+
+    init(count: Int, observer: AnyObserver<[any Sendable]>) {
+        self.observer = observer
+        self.state = Mutex(State(latest: Array(repeating: nil, count: count), completed: Array(repeating: false, count: count)))
+    }
+
+    func on(_ index: Int, _ event: Event<any Sendable>) {
+        delivery.enqueue((index, event), handle)
+    }
+
+    private func handle(_ input: (Int, Event<any Sendable>)) {
+        let (index, event) = input
+        switch event {
+        case .next(let value):
+            let combined: [any Sendable]? = state.withLock { state in
+                state.latest[index] = value
+                let values = state.latest.compactMap { $0 }
+                return values.count == state.latest.count ? values : nil
+            }
+            if let combined { observer.onNext(combined) }
+        case .error(let error):
+            observer.onError(error)
+        case .completed:
+            let done = state.withLock { state in
+                state.completed[index] = true
+                return state.latest[index] == nil || !state.completed.contains(false)
+            }
+            if done { observer.onCompleted() }
+        }
+    }
+}
+
+extension Observable where Element == [any Sendable] {
+    /// The untyped engine behind the typed `combineLatest` overloads.
+    static func combineLatestErased(_ sources: [Observable<any Sendable>]) -> Observable<[any Sendable]> {
+        Observable { observer in
+            guard !sources.isEmpty else {
+                observer.onCompleted()
+                return Disposables.create()
+            }
+            let sink = CombineLatestSink(count: sources.count, observer: observer)
+            return Disposables.create(sources.enumerated().map { index, source in
+                source.subscribe(AnyObserver { sink.on(index, $0) })
+            })
+        }
+    }
+}
+
+extension Observable {
+    /// Combines the latest elements of several sequences whenever any of them emits,
+    /// once each has emitted. Completes when all complete (or when one completes
+    /// without ever emitting); fails with the first error.
+    /// - Parameter sources: The sequences.
+    /// - Returns: The arrays of latest elements, in `sources` order.
+    public static func combineLatest<E: Sendable>(_ sources: [Observable<E>]) -> Observable<[E]>
+    where Element == [E] {
+        Observable<[any Sendable]>.combineLatestErased(sources.map { $0.map { $0 as any Sendable } })
+            .map { $0.map { $0 as! E } }
+    }
+
+    /// Combines the latest elements of two sequences.
+    /// - Parameters:
+    ///   - a: The first sequence.
+    ///   - b: The second sequence.
+    ///   - resultSelector: Builds the output from the latest pair.
+    /// - Returns: The combined sequence.
+    public static func combineLatest<A: ObservableType, B: ObservableType>(
+        _ a: A, _ b: B, resultSelector: @escaping @Sendable (A.Element, B.Element) throws -> Element
+    ) -> Observable<Element> {
+        Observable<[any Sendable]>.combineLatestErased([
+            a.asObservable().map { $0 as any Sendable }, b.asObservable().map { $0 as any Sendable },
+        ])
+        .map { try resultSelector($0[0] as! A.Element, $0[1] as! B.Element) }
+    }
+
+    /// Combines the latest elements of three sequences.
+    /// - Parameters:
+    ///   - a: The first sequence.
+    ///   - b: The second sequence.
+    ///   - c: The third sequence.
+    ///   - resultSelector: Builds the output from the latest triple.
+    /// - Returns: The combined sequence.
+    public static func combineLatest<A: ObservableType, B: ObservableType, C: ObservableType>(
+        _ a: A, _ b: B, _ c: C,
+        resultSelector: @escaping @Sendable (A.Element, B.Element, C.Element) throws -> Element
+    ) -> Observable<Element> {
+        Observable<[any Sendable]>.combineLatestErased([
+            a.asObservable().map { $0 as any Sendable }, b.asObservable().map { $0 as any Sendable },
+            c.asObservable().map { $0 as any Sendable },
+        ])
+        .map { try resultSelector($0[0] as! A.Element, $0[1] as! B.Element, $0[2] as! C.Element) }
+    }
+}
