@@ -1,7 +1,10 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-let strict: [SwiftSetting] = [.enableUpcomingFeature("ExistentialAny")]
+let strict: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .unsafeFlags(["-cross-module-optimization"], .when(configuration: .release)),
+]
 
 let package = Package(
     name: "remote-modal",
@@ -14,7 +17,9 @@ let package = Package(
     targets: [
         .target(name: "Reactive", swiftSettings: strict),
         .target(name: "ReactiveTestSupport", dependencies: ["Reactive"], swiftSettings: strict),
-        .executableTarget(name: "ReactiveBench", dependencies: ["Reactive"], swiftSettings: strict),
+        .target(name: "CAllocationCounter"),
+        .executableTarget(
+            name: "ReactiveBench", dependencies: ["Reactive", "CAllocationCounter"], swiftSettings: strict),
         .testTarget(
             name: "ReactiveTests",
             dependencies: ["Reactive", "ReactiveTestSupport"],

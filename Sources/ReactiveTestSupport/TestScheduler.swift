@@ -85,10 +85,12 @@ public final class TestScheduler: SchedulerType {
 
     private func runNext(upTo limit: TestTime) -> Bool {
         let item: Item? = state.withLock { state in
-            guard let index = state.items.indices.min(by: { lhs, rhs in
-                let (a, b) = (state.items[lhs], state.items[rhs])
-                return (a.time, a.order) < (b.time, b.order)
-            }) else { return nil }
+            guard
+                let index = state.items.indices.min(by: { lhs, rhs in
+                    let (a, b) = (state.items[lhs], state.items[rhs])
+                    return (a.time, a.order) < (b.time, b.order)
+                })
+            else { return nil }
             guard state.items[index].time <= limit else { return nil }
             let item = state.items.remove(at: index)
             state.clock = max(state.clock, item.time)

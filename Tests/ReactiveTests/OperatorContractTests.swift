@@ -42,7 +42,8 @@ struct UnaryCase: Sendable, CustomTestStringConvertible {
         UnaryCase(name: "throttle") { s, sch in s.throttle(.seconds(5), scheduler: sch) },
         UnaryCase(name: "observe(on:)") { s, _ in s.observe(on: ImmediateScheduler.instance) },
         UnaryCase(name: "subscribe(on:)") { s, _ in s.subscribe(on: ImmediateScheduler.instance) },
-        UnaryCase(name: "ignoreElements") { s, _ in s.ignoreElements().asCompletable().andThen(Observable<Int>.empty()) },
+        UnaryCase(name: "ignoreElements") { s, _ in s.ignoreElements().asCompletable().andThen(Observable<Int>.empty())
+        },
         UnaryCase(name: "toArray") { s, _ in s.toArray().asObservable().map(\.count) },
         UnaryCase(name: "materialize", forwardsError: false) { s, _ in s.materialize().map { _ in 1 } },
     ]

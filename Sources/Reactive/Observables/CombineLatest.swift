@@ -13,7 +13,8 @@ private final class CombineLatestSink: Sendable {
 
     init(count: Int, observer: AnyObserver<[any Sendable]>) {
         self.observer = observer
-        self.state = Mutex(State(latest: Array(repeating: nil, count: count), completed: Array(repeating: false, count: count)))
+        self.state = Mutex(
+            State(latest: Array(repeating: nil, count: count), completed: Array(repeating: false, count: count)))
     }
 
     func on(_ index: Int, _ event: Event<any Sendable>) {
@@ -51,9 +52,10 @@ extension Observable where Element == [any Sendable] {
                 return Disposables.create()
             }
             let sink = CombineLatestSink(count: sources.count, observer: observer)
-            return Disposables.create(sources.enumerated().map { index, source in
-                source.subscribe(AnyObserver { sink.on(index, $0) })
-            })
+            return Disposables.create(
+                sources.enumerated().map { index, source in
+                    source.subscribe(AnyObserver { sink.on(index, $0) })
+                })
         }
     }
 }

@@ -9,7 +9,8 @@ extension ObservableType {
     ///   - latest: Whether to emit the window's newest element at its end.
     ///   - scheduler: Where the clock and timer run.
     /// - Returns: The throttled sequence.
-    public func throttle(_ dueTime: Duration, latest: Bool = true, scheduler: any SchedulerType) -> Observable<Element> {
+    public func throttle(_ dueTime: Duration, latest: Bool = true, scheduler: any SchedulerType) -> Observable<Element>
+    {
         let source = asObservable()
         let window = dueTime.seconds
         return Observable { observer in

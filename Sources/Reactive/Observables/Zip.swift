@@ -13,7 +13,8 @@ private final class ZipSink: Sendable {
 
     init(count: Int, observer: AnyObserver<[any Sendable]>) {
         self.observer = observer
-        self.state = Mutex(State(queues: Array(repeating: [], count: count), completed: Array(repeating: false, count: count)))
+        self.state = Mutex(
+            State(queues: Array(repeating: [], count: count), completed: Array(repeating: false, count: count)))
     }
 
     func on(_ index: Int, _ event: Event<any Sendable>) {
@@ -58,9 +59,10 @@ extension Observable where Element == [any Sendable] {
                 return Disposables.create()
             }
             let sink = ZipSink(count: sources.count, observer: observer)
-            return Disposables.create(sources.enumerated().map { index, source in
-                source.subscribe(AnyObserver { sink.on(index, $0) })
-            })
+            return Disposables.create(
+                sources.enumerated().map { index, source in
+                    source.subscribe(AnyObserver { sink.on(index, $0) })
+                })
         }
     }
 }

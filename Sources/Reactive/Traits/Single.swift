@@ -144,7 +144,8 @@ public struct Single<Element: Sendable>: ObservableType {
         onSubscribe: (@Sendable () -> Void)? = nil,
         onDispose: (@Sendable () -> Void)? = nil
     ) -> Single<Element> {
-        Single(unchecked: source.do(onNext: onSuccess, onError: onError, onSubscribe: onSubscribe, onDispose: onDispose))
+        Single(
+            unchecked: source.do(onNext: onSuccess, onError: onError, onSubscribe: onSubscribe, onDispose: onDispose))
     }
 
     /// Fails with `RxError.timeout` when no value arrives within `dueTime`.
@@ -192,29 +193,30 @@ extension ObservableType {
     /// - Returns: The single.
     public func asSingle() -> Single<Element> {
         let source = asObservable()
-        return Single(unchecked: Observable { observer in
-            let first = Mutex<Element?>(nil)
-            return source.subscribe(
-                AnyObserver { event in
-                    switch event {
-                    case .next(let element):
-                        let duplicate = first.withLock { first -> Bool in
-                            if first != nil { return true }
-                            first = element
-                            return false
+        return Single(
+            unchecked: Observable { observer in
+                let first = Mutex<Element?>(nil)
+                return source.subscribe(
+                    AnyObserver { event in
+                        switch event {
+                        case .next(let element):
+                            let duplicate = first.withLock { first -> Bool in
+                                if first != nil { return true }
+                                first = element
+                                return false
+                            }
+                            if duplicate { observer.onError(RxError.moreThanOneElement) }
+                        case .error(let error):
+                            observer.onError(error)
+                        case .completed:
+                            if let element = first.withLock({ $0 }) {
+                                observer.onNext(element)
+                                observer.onCompleted()
+                            } else {
+                                observer.onError(RxError.noElements)
+                            }
                         }
-                        if duplicate { observer.onError(RxError.moreThanOneElement) }
-                    case .error(let error):
-                        observer.onError(error)
-                    case .completed:
-                        if let element = first.withLock({ $0 }) {
-                            observer.onNext(element)
-                            observer.onCompleted()
-                        } else {
-                            observer.onError(RxError.noElements)
-                        }
-                    }
-                })
-        })
+                    })
+            })
     }
 }

@@ -1,0 +1,37 @@
+# The two commands a newcomer needs: `make demo` and `make test`.
+SWIFT ?= swift
+SWIFT_FLAGS ?= -Xswiftc -warnings-as-errors
+
+.PHONY: demo test test-swift test-tsan lint bench build bootstrap clean
+
+## Run the demo host on http://127.0.0.1:8080 (installs what is missing first).
+demo:
+	scripts/bootstrap --build-only
+	$(SWIFT) run -c release modal-host
+
+## Run every test: the Swift suites, then the outside-client suites.
+test: bootstrap test-swift
+
+bootstrap:
+	scripts/bootstrap
+
+build: bootstrap
+	$(SWIFT) build --build-tests $(SWIFT_FLAGS)
+
+test-swift: build
+	$(SWIFT) test $(SWIFT_FLAGS)
+
+## The whole Swift suite under ThreadSanitizer.
+test-tsan: bootstrap
+	$(SWIFT) test --sanitize=thread $(SWIFT_FLAGS) --scratch-path .build/tsan
+
+## swift format in strict lint mode over every Swift file.
+lint:
+	$(SWIFT) format lint --strict -r Sources Tests Package.swift
+
+## Reactive core benchmark (release build).
+bench: bootstrap
+	$(SWIFT) run -c release reactive-bench
+
+clean:
+	rm -rf .build artifacts

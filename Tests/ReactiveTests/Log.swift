@@ -1,0 +1,8 @@
+import Synchronization
+
+/// A thread-safe list of strings that tests append to.
+final class Log: Sendable {
+    private let storage = Mutex<[String]>([])
+    func append(_ entry: String) { storage.withLock { $0.append(entry) } }
+    var entries: [String] { storage.withLock { $0 } }
+}
