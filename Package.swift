@@ -12,10 +12,15 @@ let package = Package(
     products: [
         .library(name: "Reactive", targets: ["Reactive"]),
         .library(name: "ReactiveTestSupport", targets: ["ReactiveTestSupport"]),
+        .library(name: "WebSocket", targets: ["WebSocket"]),
         .executable(name: "reactive-bench", targets: ["ReactiveBench"]),
     ],
     targets: [
         .target(name: "Reactive", swiftSettings: strict),
+        .target(name: "Logging", swiftSettings: strict),
+        .systemLibrary(
+            name: "CLibWebSockets", pkgConfig: "libwebsockets", providers: [.apt(["libwebsockets-dev", "libssl-dev"])]),
+        .target(name: "WebSocket", dependencies: ["CLibWebSockets", "Logging"], swiftSettings: strict),
         .target(name: "ReactiveTestSupport", dependencies: ["Reactive"], swiftSettings: strict),
         .target(name: "CAllocationCounter"),
         .executableTarget(
@@ -25,6 +30,7 @@ let package = Package(
             dependencies: ["Reactive", "ReactiveTestSupport"],
             swiftSettings: strict
         ),
+        .testTarget(name: "WebSocketTests", dependencies: ["WebSocket", "Logging"], swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]
 )

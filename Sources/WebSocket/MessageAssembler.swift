@@ -1,0 +1,59 @@
+import Foundation
+
+/// Reassembles one connection's fragments into messages and enforces the size limit.
+/// Pure state machine: no I/O, so it tests without a socket.
+struct MessageAssembler {
+    /// What the caller does after feeding a fragment.
+    enum Output: Equatable {
+        /// Wait for more fragments.
+        case incomplete
+        /// A whole message arrived.
+        case message(WebSocketMessage)
+        /// The message passes the limit: close with 1009.
+        case tooLarge
+        /// Text that is not valid UTF-8: close with 1007.
+        case invalidText
+    }
+
+    let limit: Int
+    private var buffer = Data()
+    private var isBinary = false
+    private var inMessage = false
+    private var discarding = false
+
+    init(limit: Int) {
+        self.limit = limit
+    }
+
+    /// Feeds one fragment (or part of one) as libwebsockets delivers it.
+    /// - Parameters:
+    ///   - bytes: The payload bytes.
+    ///   - isFinal: Whether this ends the message.
+    ///   - binary: Whether the message is binary (read on the first fragment).
+    ///   - remainingInFrame: Bytes of this frame not yet delivered (lets an oversized
+    ///     frame be refused before it is buffered).
+    mutating func feed(
+        _ bytes: UnsafeRawBufferPointer, isFinal: Bool, binary: Bool, remainingInFrame: Int = 0
+    ) -> Output {
+        // NB: libwebsockets may hand one frame over in several pieces, each flagged as a
+        // first fragment; only our own `inMessage` tells where a message really starts.
+        if !inMessage {
+            buffer.removeAll(keepingCapacity: buffer.count <= 65_536)
+            isBinary = binary
+            inMessage = true
+            discarding = false
+        }
+        guard !discarding else { return .tooLarge }
+        if buffer.count + bytes.count + remainingInFrame > limit {
+            discarding = true
+            buffer.removeAll()
+            return .tooLarge
+        }
+        buffer.append(contentsOf: bytes)
+        guard isFinal, remainingInFrame == 0 else { return .incomplete }
+        inMessage = false
+        if isBinary { return .message(.binary(buffer)) }
+        guard let text = String(validating: buffer, as: UTF8.self) else { return .invalidText }
+        return .message(.text(text))
+    }
+}

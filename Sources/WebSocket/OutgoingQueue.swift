@@ -1,0 +1,63 @@
+import Foundation
+
+/// One frame waiting to be written, or the request to close after the frames before it.
+enum OutgoingItem: Sendable {
+    case message(WebSocketMessage)
+    case close(CloseCode, String)
+}
+
+/// A connection's frames waiting for `WRITEABLE`, with a byte limit so a client that
+/// stops reading cannot make the host buffer without bound.
+struct OutgoingQueue {
+    /// Whether `append` accepted the item.
+    enum AppendResult: Equatable {
+        case queued
+        /// The queue passed its limit: the frames were dropped and a 1008 close queued.
+        case overflow
+        /// The connection is already closing; the item was dropped.
+        case closing
+    }
+
+    let limit: Int
+    private(set) var bytes = 0
+    private var items: [OutgoingItem] = []
+    private var head = 0
+    private(set) var closing = false
+
+    init(limit: Int) {
+        self.limit = limit
+    }
+
+    var isEmpty: Bool { head >= items.count }
+
+    mutating func append(_ item: OutgoingItem) -> AppendResult {
+        guard !closing else { return .closing }
+        switch item {
+        case .message(let message):
+            if bytes + message.byteCount > limit {
+                items = [.close(.policyViolation, "outgoing queue limit")]
+                head = 0
+                bytes = 0
+                closing = true
+                return .overflow
+            }
+            bytes += message.byteCount
+        case .close:
+            closing = true
+        }
+        items.append(item)
+        return .queued
+    }
+
+    mutating func popFirst() -> OutgoingItem? {
+        guard head < items.count else { return nil }
+        let item = items[head]
+        head += 1
+        if head == items.count {
+            items.removeAll(keepingCapacity: items.count <= 64)
+            head = 0
+        }
+        if case .message(let message) = item { bytes -= message.byteCount }
+        return item
+    }
+}

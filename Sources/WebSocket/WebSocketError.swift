@@ -1,0 +1,33 @@
+/// Errors of the WebSocket transport.
+public enum WebSocketError: Error, Equatable, Sendable {
+    /// A libwebsockets call failed; names the function and its result.
+    case call(function: String, result: Int)
+    /// The URL is not a `ws://` or `wss://` URL this client can reach.
+    case invalidURL(String)
+    /// The server or client was already started or stopped.
+    case invalidState(String)
+    /// The connection is not open (closed, never opened, or unknown).
+    case notConnected
+}
+
+/// Turns a libwebsockets status result into a Swift error naming the function.
+/// - Parameters:
+///   - result: The C function's result (negative or nonzero means failure, per `failsOn`).
+///   - function: The C function's name.
+/// - Throws: `WebSocketError.call` when the result is a failure.
+@discardableResult
+func check(_ result: Int32, _ function: String) throws -> Int32 {
+    guard result >= 0 else { throw WebSocketError.call(function: function, result: Int(result)) }
+    return result
+}
+
+/// Turns a libwebsockets pointer result into a Swift error naming the function.
+/// - Parameters:
+///   - pointer: The C function's result.
+///   - function: The C function's name.
+/// - Returns: The non-nil pointer.
+/// - Throws: `WebSocketError.call` when it is `nil`.
+func check<Pointer>(_ pointer: Pointer?, _ function: String) throws -> Pointer {
+    guard let pointer else { throw WebSocketError.call(function: function, result: 0) }
+    return pointer
+}

@@ -1,0 +1,58 @@
+import Logging
+
+/// A certificate and private key in PEM files, for `wss://` and `https://`.
+public struct TLSConfiguration: Sendable, Equatable {
+    /// The certificate (chain) file.
+    public var certificatePath: String
+    /// The private key file.
+    public var privateKeyPath: String
+
+    /// Creates a TLS configuration.
+    /// - Parameters:
+    ///   - certificatePath: The certificate (chain) file.
+    ///   - privateKeyPath: The private key file.
+    public init(certificatePath: String, privateKeyPath: String) {
+        self.certificatePath = certificatePath
+        self.privateKeyPath = privateKeyPath
+    }
+}
+
+/// Everything a `WebSocketServer` needs to know; each limit is a documented default.
+public struct WebSocketServerConfiguration: Sendable {
+    /// The address to bind (`127.0.0.1` by default; `0.0.0.0` for every interface).
+    public var host = "127.0.0.1"
+    /// The TCP port (`0`: pick a free one; read it from `WebSocketServer.port`).
+    public var port = 8080
+    /// TLS, or `nil` for plain `ws://` and `http://`.
+    public var tls: TLSConfiguration?
+    /// The WebSocket path.
+    public var path = "/ws"
+    /// The subprotocol selected when a client offers it.
+    public var subprotocol = "remote-modal.v1"
+    /// Accept a client that offers only other subprotocols (echo mode for conformance
+    /// suites); otherwise such an upgrade is refused with 400.
+    public var acceptsAnySubprotocol = false
+    /// The largest message accepted; a larger one closes the connection with 1009.
+    public var maxMessageBytes = 65_536
+    /// Origins allowed besides the host's own (`scheme://host:port`). An upgrade
+    /// without `Origin` passes; a foreign one gets HTTP 403.
+    public var allowedOrigins: [String] = []
+    /// Seconds of silence before the server pings.
+    public var pingIntervalSeconds = 20
+    /// Pings that may go unanswered before the connection is dropped.
+    public var missedPongsBeforeClose = 2
+    /// The most WebSocket connections at once; upgrades past it get HTTP 503.
+    public var maxConnections = 10_000
+    /// Bytes that may wait in one connection's outgoing queue; past it the connection
+    /// is closed with 1008 (a client that stopped reading).
+    public var outgoingQueueLimitBytes = 4 * 1_048_576
+    /// The folder served at `/`, or `nil` to serve no files.
+    public var webRoot: String?
+    /// How many seconds `stop()` waits for connections to close before cutting them.
+    public var shutdownDeadlineSeconds = 2.0
+    /// The level at which libwebsockets' own log lines are forwarded to the logger.
+    public var libraryLogLevel: LogLevel = .warning
+
+    /// Creates the default configuration.
+    public init() {}
+}
