@@ -178,6 +178,8 @@ final class ServiceLoop: @unchecked Sendable {
         started.wait()
         if let error = failure.withLock({ $0 }) {
             exited.wait()
+            // Nothing runs any more: later stop() calls must not wait for the thread.
+            shared.withLock { $0.stopping = true }
             throw error
         }
     }

@@ -1,0 +1,94 @@
+import Foundation
+import Synchronization
+import Testing
+import WebSocket
+
+/// Open file descriptors and threads of this process.
+func processResources() -> (fds: Int, threads: Int) {
+    let fds = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? -1
+    let threads = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task").count) ?? -1
+    return (fds, threads)
+}
+
+@Suite("Load, slow readers and lifecycle", .serialized)
+struct LoadAndLifecycleTests {
+    @Test func fiveHundredConnectionsExchangeAHundredMessagesEachInOrder() throws {
+        let server = try makeEchoServer()
+        defer { server.stop() }
+        let recorder = ClientRecorder()
+        let client = try recorder.makeClient()
+        defer { client.stop() }
+        let ids = try (0..<500).map { _ in try client.connect("ws://127.0.0.1:\(server.port)/ws") }
+        #expect(recorder.wait(seconds: 30) { ids.allSatisfy { recorder.isOpen($0) } })
+        for round in 0..<100 {
+            for (index, id) in ids.enumerated() { client.send(text: "\(index):\(round)", to: id) }
+        }
+        #expect(recorder.wait(seconds: 60) { ids.allSatisfy { recorder.messages($0).count >= 100 } })
+        for (index, id) in ids.enumerated() {
+            let expected = (0..<100).map { WebSocketMessage.text("\(index):\($0)") }
+            #expect(recorder.messages(id) == expected)
+        }
+    }
+
+    @Test func slowReaderIsClosedWithoutStallingAFastOne() throws {
+        // The server pushes to a client that never reads; its queue must overflow and
+        // close it with 1008 while another client keeps getting answers promptly.
+        let flooder = Mutex<ConnectionID?>(nil)
+        let box = ServerBox()
+        var configuration = WebSocketServerConfiguration()
+        configuration.port = 0
+        configuration.outgoingQueueLimitBytes = 256 * 1024
+        configuration.libraryLogLevel = .error
+        let server = try WebSocketServer(
+            configuration: configuration, logger: .init(label: "t", settings: quietLogs),
+            onMessage: { id, message in
+                if message == .text("flood me") {
+                    flooder.withLock { $0 = id }
+                } else {
+                    box.server?.send(message, to: id)
+                }
+            })
+        box.server = server
+        defer { server.stop() }
+        let slowPort = server.port
+        // A raw socket that upgrades and then never reads a byte.
+        let slow = RawSocket(port: slowPort)
+        #expect(statusCode(slow.send(upgradeRequest(port: slowPort))) == 101)
+        slow.sendMaskedText("flood me")
+        let recorder = ClientRecorder()
+        let client = try recorder.makeClient()
+        defer { client.stop() }
+        let fast = try client.connect("ws://127.0.0.1:\(server.port)/ws")
+        #expect(recorder.wait { recorder.isOpen(fast) && flooder.withLock({ $0 }) != nil })
+        let target = flooder.withLock { $0 }!
+        let chunk = String(repeating: "z", count: 32 * 1024)
+        var accepted = 0
+        for _ in 0..<2_000 where server.send(text: chunk, to: target) { accepted += 1 }
+        #expect(accepted < 2_000)
+        client.send(text: "ping", to: fast)
+        #expect(recorder.wait(seconds: 5) { recorder.messages(fast) == [.text("ping")] })
+        #expect(recorder.wait(seconds: 10) { server.stats.openConnections == 1 })
+        #expect(server.stats.slowConsumers == 1)
+        slow.close()
+    }
+
+    @Test func startAndStopAHundredTimesLeaksNoThreadOrDescriptor() throws {
+        // Warm up once so lazily created process-wide resources are not counted.
+        try makeEchoServer().stop()
+        let before = processResources()
+        for _ in 0..<100 {
+            let server = try makeEchoServer()
+            let reply = get(server.port, "/healthz")
+            #expect(statusCode(reply) == 200)
+            server.stop()
+        }
+        // Threads that ended are reaped asynchronously; give them a moment.
+        var after = processResources()
+        for _ in 0..<50 where after.threads > before.threads || after.fds > before.fds {
+            Thread.sleep(forTimeInterval: 0.05)
+            after = processResources()
+        }
+        #expect(after.fds <= before.fds)
+        #expect(after.threads <= before.threads)
+    }
+}
