@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "ReactiveTestSupport", targets: ["ReactiveTestSupport"]),
         .library(name: "WebSocket", targets: ["WebSocket"]),
         .executable(name: "reactive-bench", targets: ["ReactiveBench"]),
+        .executable(name: "modal-host", targets: ["ModalHost"]),
     ],
     targets: [
         .target(name: "Reactive", swiftSettings: strict),
@@ -22,6 +23,9 @@ let package = Package(
             name: "CLibWebSockets", pkgConfig: "libwebsockets", providers: [.apt(["libwebsockets-dev", "libssl-dev"])]),
         .target(name: "WebSocket", dependencies: ["CLibWebSockets", "Logging"], swiftSettings: strict),
         .target(name: "ReactiveTestSupport", dependencies: ["Reactive"], swiftSettings: strict),
+        .target(name: "Flags", swiftSettings: strict),
+        .executableTarget(
+            name: "ModalHost", dependencies: ["WebSocket", "Logging", "Flags"], swiftSettings: strict),
         .target(name: "CAllocationCounter"),
         .executableTarget(
             name: "ReactiveBench", dependencies: ["Reactive", "CAllocationCounter"], swiftSettings: strict),
@@ -30,6 +34,7 @@ let package = Package(
             dependencies: ["Reactive", "ReactiveTestSupport"],
             swiftSettings: strict
         ),
+        .testTarget(name: "FlagsTests", dependencies: ["Flags"], swiftSettings: strict),
         .testTarget(name: "WebSocketTests", dependencies: ["WebSocket", "Logging"], swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]

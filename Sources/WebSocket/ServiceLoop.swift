@@ -528,7 +528,24 @@ final class ServiceLoop: @unchecked Sendable {
         guard let (status, text) = refusal else { return 0 }
         shared.withLock { $0.stats.refusedUpgrades += 1 }
         logger.info("refused upgrade from \(peerAddress(wsi)) with \(status): \(text)")
-        return respond(wsi, .text(status, text + "\n"), completeTransaction: false) ? 1 : -1
+        return refuse(wsi, status: status, text: text + "\n") ? 1 : -1
+    }
+
+    /// Writes a complete HTTP/1.1 refusal. NB: at this stage lws has not recorded the
+    /// request's HTTP version and its header helpers would answer "HTTP/1.0", which strict
+    /// WebSocket clients reject; so the response is written whole, by hand.
+    private func refuse(_ wsi: OpaquePointer, status: Int, text: String) -> Bool {
+        let reasons = [400: "Bad Request", 403: "Forbidden", 404: "Not Found", 503: "Service Unavailable"]
+        let head =
+            "HTTP/1.1 \(status) \(reasons[status] ?? "Error")\r\ncontent-type: text/plain; charset=utf-8\r\n"
+            + "content-length: \(text.utf8.count)\r\nconnection: close\r\n\r\n"
+        let bytes = Array((head + text).utf8)
+        let pre = rm_lws_pre()
+        var buffer = [UInt8](repeating: 0, count: pre + bytes.count)
+        buffer.replaceSubrange(pre..<buffer.count, with: bytes)
+        return buffer.withUnsafeMutableBufferPointer { buffer in
+            lws_write(wsi, buffer.baseAddress! + pre, bytes.count, LWS_WRITE_HTTP_FINAL) >= bytes.count
+        }
     }
 
     private func selectedProtocol(_ offered: String) -> String? {

@@ -1,0 +1,78 @@
+"""The transport checked by an independent client: Python's websockets library."""
+import asyncio
+
+import pytest
+import websockets
+from websockets.exceptions import ConnectionClosed
+
+MAX = 100000
+
+
+def run(coroutine):
+    return asyncio.run(asyncio.wait_for(coroutine, 30))
+
+
+@pytest.mark.parametrize("size", [0, 1, 125, 126, 65535, 65536, MAX])
+def test_echo_text_sizes(echo_host, size):
+    async def scenario():
+        async with websockets.connect(echo_host.url, max_size=None) as ws:
+            text = "x" * size
+            await ws.send(text)
+            assert await ws.recv() == text
+    run(scenario())
+
+
+def test_fragmented_message_is_reassembled(echo_host):
+    async def scenario():
+        async with websockets.connect(echo_host.url) as ws:
+            await ws.send(["héllo ", "wörld ", "🎉" * 1000])
+            assert await ws.recv() == "héllo wörld " + "🎉" * 1000
+    run(scenario())
+
+
+def test_binary_keeps_its_opcode(echo_host):
+    async def scenario():
+        async with websockets.connect(echo_host.url) as ws:
+            await ws.send(bytes(range(256)))
+            reply = await ws.recv()
+            assert isinstance(reply, bytes) and reply == bytes(range(256))
+    run(scenario())
+
+
+def test_subprotocol_is_negotiated(echo_host):
+    async def scenario():
+        async with websockets.connect(echo_host.url, subprotocols=["remote-modal.v1"]) as ws:
+            assert ws.subprotocol == "remote-modal.v1"
+    run(scenario())
+
+
+def test_oversized_message_closes_with_1009_and_others_are_untouched(echo_host):
+    async def scenario():
+        async with websockets.connect(echo_host.url, max_size=None) as bystander:
+            async with websockets.connect(echo_host.url, max_size=None) as ws:
+                await ws.send("y" * (MAX + 1))
+                with pytest.raises(ConnectionClosed) as closed:
+                    await ws.recv()
+                assert closed.value.rcvd.code == 1009
+            await bystander.send("still fine")
+            assert await bystander.recv() == "still fine"
+    run(scenario())
+
+
+def test_oversized_fragmented_message_closes_with_1009(echo_host):
+    async def scenario():
+        async with websockets.connect(echo_host.url, max_size=None) as ws:
+            await ws.send(["z" * 60000, "z" * 60000])
+            with pytest.raises(ConnectionClosed) as closed:
+                await ws.recv()
+            assert closed.value.rcvd.code == 1009
+    run(scenario())
+
+
+def test_foreign_origin_is_refused_with_403(echo_host):
+    async def scenario():
+        with pytest.raises(websockets.exceptions.InvalidStatus) as refused:
+            async with websockets.connect(echo_host.url, origin="http://evil.example"):
+                pass
+        assert refused.value.response.status_code == 403
+    run(scenario())
