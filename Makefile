@@ -2,15 +2,15 @@
 SWIFT ?= swift
 SWIFT_FLAGS ?= -Xswiftc -warnings-as-errors
 
-.PHONY: demo test test-swift test-tsan lint bench build bootstrap clean
+.PHONY: demo test test-swift test-python test-autobahn test-tsan lint bench build bootstrap clean
 
 ## Run the demo host on http://127.0.0.1:8080 (installs what is missing first).
 demo:
 	scripts/bootstrap --build-only
 	$(SWIFT) run -c release modal-host
 
-## Run every test: the Swift suites, then the outside-client suites.
-test: bootstrap test-swift
+## Run every test: the Swift suites, the outside-client suites, the Autobahn suite.
+test: bootstrap test-swift test-python test-autobahn
 
 bootstrap:
 	scripts/bootstrap
@@ -20,6 +20,14 @@ build: bootstrap
 
 test-swift: build
 	$(SWIFT) test $(SWIFT_FLAGS)
+
+## Outside clients (Python websockets) against a real modal-host process.
+test-python: build
+	.venv/bin/python -m pytest -q Tests/python
+
+## The Autobahn TestSuite (fuzzingclient) against modal-host --echo.
+test-autobahn: build
+	scripts/autobahn
 
 ## The whole Swift suite under ThreadSanitizer.
 test-tsan: bootstrap

@@ -13,12 +13,14 @@ let package = Package(
         .library(name: "Reactive", targets: ["Reactive"]),
         .library(name: "ReactiveTestSupport", targets: ["ReactiveTestSupport"]),
         .library(name: "WebSocket", targets: ["WebSocket"]),
+        .library(name: "ModalProtocol", targets: ["ModalProtocol"]),
         .executable(name: "reactive-bench", targets: ["ReactiveBench"]),
         .executable(name: "modal-host", targets: ["ModalHost"]),
     ],
     targets: [
         .target(name: "Reactive", swiftSettings: strict),
         .target(name: "Logging", swiftSettings: strict),
+        .target(name: "ModalProtocol", swiftSettings: strict),
         .systemLibrary(
             name: "CLibWebSockets", pkgConfig: "libwebsockets", providers: [.apt(["libwebsockets-dev", "libssl-dev"])]),
         .target(name: "WebSocket", dependencies: ["CLibWebSockets", "Logging"], swiftSettings: strict),
@@ -34,6 +36,7 @@ let package = Package(
             dependencies: ["Reactive", "ReactiveTestSupport"],
             swiftSettings: strict
         ),
+        .testTarget(name: "ModalProtocolTests", dependencies: ["ModalProtocol"], swiftSettings: strict),
         .testTarget(name: "FlagsTests", dependencies: ["Flags"], swiftSettings: strict),
         .testTarget(name: "WebSocketTests", dependencies: ["WebSocket", "Logging"], swiftSettings: strict),
     ],

@@ -1,0 +1,260 @@
+/// The `client` object of `hello`.
+public struct ClientDescription: Sendable, Equatable {
+    /// Free text: `browser`, `kiosk`, ...
+    public var kind: String
+    /// A name for logs and notices (`lobby-1`).
+    public var name: String
+    /// The group the client belongs to, if any.
+    public var group: String?
+
+    /// Creates a description.
+    /// - Parameters:
+    ///   - kind: The kind.
+    ///   - name: The name.
+    ///   - group: The group.
+    public init(kind: String, name: String, group: String? = nil) {
+        self.kind = kind
+        self.name = name
+        self.group = group
+    }
+}
+
+/// The `hello` message.
+public struct Hello: Sendable, Equatable {
+    /// The protocol version the client speaks.
+    public var protocolVersion: Int
+    /// Who the client is.
+    public var client: ClientDescription
+    /// The modal kinds it can show (`alert`, `custom:signature`, ...).
+    public var capabilities: [String]
+    /// The access token, if any.
+    public var token: String?
+    /// The session to resume, if any.
+    public var resumeSession: String?
+
+    /// Creates a hello.
+    /// - Parameters:
+    ///   - protocolVersion: The protocol version.
+    ///   - client: Who the client is.
+    ///   - capabilities: The kinds it can show.
+    ///   - token: The access token.
+    ///   - resumeSession: The session to resume.
+    public init(
+        protocolVersion: Int = 1, client: ClientDescription, capabilities: [String], token: String? = nil,
+        resumeSession: String? = nil
+    ) {
+        self.protocolVersion = protocolVersion
+        self.client = client
+        self.capabilities = capabilities
+        self.token = token
+        self.resumeSession = resumeSession
+    }
+}
+
+/// The `failure` codes a client may answer with.
+public enum FailureCode: String, Sendable, Equatable, CaseIterable {
+    /// The person cancelled.
+    case cancelled
+    /// The client cannot show this modal after all.
+    case unsupported
+    /// The client is not allowed to (permissions).
+    case denied
+    /// Something failed on the client.
+    case failed
+}
+
+/// One chunk of a picked file.
+public struct UploadChunk: Sendable, Equatable {
+    /// The modal id.
+    public var id: String
+    /// The file's index in the selection.
+    public var file: Int
+    /// The file name.
+    public var name: String
+    /// The MIME type.
+    public var mimeType: String
+    /// The whole file's size.
+    public var size: Int
+    /// Where this chunk starts.
+    public var offset: Int
+    /// The chunk's bytes, base64.
+    public var data: String
+    /// Whether this is the file's last chunk.
+    public var last: Bool
+
+    /// Creates a chunk.
+    /// - Parameters:
+    ///   - id: The modal id.
+    ///   - file: The file's index.
+    ///   - name: The file name.
+    ///   - mimeType: The MIME type.
+    ///   - size: The file's size.
+    ///   - offset: The chunk's offset.
+    ///   - data: The bytes, base64.
+    ///   - last: Whether it is the last chunk.
+    public init(
+        id: String, file: Int, name: String, mimeType: String, size: Int, offset: Int, data: String, last: Bool
+    ) {
+        self.id = id
+        self.file = file
+        self.name = name
+        self.mimeType = mimeType
+        self.size = size
+        self.offset = offset
+        self.data = data
+        self.last = last
+    }
+}
+
+/// Every message a client sends.
+public enum ClientMessage: Sendable, Equatable {
+    /// The handshake.
+    case hello(Hello)
+    /// An answer.
+    case result(id: String, value: JSONValue)
+    /// A failure instead of an answer.
+    case failure(id: String, code: FailureCode, message: String?)
+    /// The alert's text fields as the person types.
+    case input(id: String, textFields: [String])
+    /// A chunk of a picked file.
+    case upload(UploadChunk)
+    /// A tap on a control.
+    case event(control: String)
+
+    /// The message's `type`.
+    public var type: String {
+        switch self {
+        case .hello: "hello"
+        case .result: "result"
+        case .failure: "failure"
+        case .input: "input"
+        case .upload: "upload"
+        case .event: "event"
+        }
+    }
+
+    /// Decodes one text frame strictly; never traps.
+    /// - Parameters:
+    ///   - text: The frame's text.
+    ///   - parser: The JSON parser and its limits.
+    /// - Returns: The message.
+    /// - Throws: `ProtocolError` with the code PROTOCOL.md assigns (`bad_json`,
+    ///   `bad_message`, `unknown_type`) and a message naming the field.
+    public static func decode(_ text: String, parser: JSONParser = JSONParser()) throws(ProtocolError) -> ClientMessage
+    {
+        let json: JSONValue
+        do {
+            json = try parser.parse(text)
+        } catch {
+            throw ProtocolError(.badJSON, error.description)
+        }
+        guard case .object = json else { throw ProtocolError(.badMessage, "a message must be a JSON object") }
+        guard let typeValue = json["type"] else { throw .missing("type", in: nil) }
+        guard let type = typeValue.stringValue else { throw .wrongType("type", expected: "a string", in: nil) }
+        let fields = Fields(json, type: type)
+        switch type {
+        case "hello":
+            let client = try fields.object("client")
+            let resume = try fields.optionalObject("resume")
+            return .hello(
+                Hello(
+                    protocolVersion: try fields.int("protocol", in: Int(Int32.min)...Int(Int32.max)),
+                    client: ClientDescription(
+                        kind: try client.optionalString("kind") ?? "unknown",
+                        name: try client.optionalString("name") ?? "", group: try client.optionalString("group")),
+                    capabilities: try fields.optionalStrings("capabilities") ?? [],
+                    token: try fields.optionalString("token"), resumeSession: try resume?.string("session")))
+        case "result":
+            return .result(id: try fields.string("id"), value: try fields.value("value"))
+        case "failure":
+            let code = FailureCode(rawValue: try fields.oneOf("code", FailureCode.allCases.map(\.rawValue)))!
+            return .failure(id: try fields.string("id"), code: code, message: try fields.optionalString("message"))
+        case "input":
+            return .input(id: try fields.string("id"), textFields: try fields.strings("textFields", maxCount: 16))
+        case "upload":
+            return .upload(
+                UploadChunk(
+                    id: try fields.string("id"), file: try fields.int("file", in: 0...999),
+                    name: try fields.string("name"), mimeType: try fields.string("mimeType"),
+                    size: try fields.int("size"), offset: try fields.int("offset"), data: try fields.string("data"),
+                    last: try fields.bool("last")))
+        case "event":
+            return .event(control: try fields.string("control"))
+        default:
+            throw ProtocolError(.unknownType, "unknown message type '\(type)'", ref: type)
+        }
+    }
+
+    /// Encodes the message as a client sends it.
+    /// - Returns: Compact JSON text.
+    public func encode() -> String {
+        var writer = JSONWriter()
+        writer.raw("{\"type\":")
+        writer.string(type)
+        switch self {
+        case .hello(let hello):
+            writer.raw(",\"protocol\":")
+            writer.int(hello.protocolVersion)
+            writer.raw(",\"client\":{\"kind\":")
+            writer.string(hello.client.kind)
+            writer.raw(",\"name\":")
+            writer.string(hello.client.name)
+            if let group = hello.client.group {
+                writer.raw(",\"group\":")
+                writer.string(group)
+            }
+            writer.raw("},\"capabilities\":")
+            writer.strings(hello.capabilities)
+            if let token = hello.token {
+                writer.raw(",\"token\":")
+                writer.string(token)
+            }
+            if let session = hello.resumeSession {
+                writer.raw(",\"resume\":{\"session\":")
+                writer.string(session)
+                writer.raw("}")
+            }
+        case .result(let id, let value):
+            writer.raw(",\"id\":")
+            writer.string(id)
+            writer.raw(",\"value\":")
+            writer.value(value)
+        case .failure(let id, let code, let message):
+            writer.raw(",\"id\":")
+            writer.string(id)
+            writer.raw(",\"code\":")
+            writer.string(code.rawValue)
+            if let message {
+                writer.raw(",\"message\":")
+                writer.string(message)
+            }
+        case .input(let id, let textFields):
+            writer.raw(",\"id\":")
+            writer.string(id)
+            writer.raw(",\"textFields\":")
+            writer.strings(textFields)
+        case .upload(let chunk):
+            writer.raw(",\"id\":")
+            writer.string(chunk.id)
+            writer.raw(",\"file\":")
+            writer.int(chunk.file)
+            writer.raw(",\"name\":")
+            writer.string(chunk.name)
+            writer.raw(",\"mimeType\":")
+            writer.string(chunk.mimeType)
+            writer.raw(",\"size\":")
+            writer.int(chunk.size)
+            writer.raw(",\"offset\":")
+            writer.int(chunk.offset)
+            writer.raw(",\"data\":")
+            writer.string(chunk.data)
+            writer.raw(",\"last\":")
+            writer.bool(chunk.last)
+        case .event(let control):
+            writer.raw(",\"control\":")
+            writer.string(control)
+        }
+        writer.raw("}")
+        return writer.output
+    }
+}

@@ -1,0 +1,225 @@
+/// Why a modal ended, as `dismiss.reason` says.
+public enum DismissReason: String, Sendable, Equatable, CaseIterable {
+    /// A result or failure was accepted.
+    case resolved
+    /// The host disposed the subscription.
+    case disposed
+    /// The modal's timeout passed.
+    case timeout
+    /// The session's retention ran out.
+    case expired
+    /// Another session answered a group presentation first.
+    case superseded
+    /// The host is shutting down.
+    case shutdown
+}
+
+/// The level of a status notice.
+public enum StatusLevel: String, Sendable, Equatable, CaseIterable {
+    /// Information.
+    case info
+    /// Something succeeded.
+    case success
+    /// Something failed.
+    case error
+}
+
+/// One of the session's persistent buttons.
+public struct ControlItem: Sendable, Equatable {
+    /// The control's id (`signIn`).
+    public var id: String
+    /// The title.
+    public var title: String
+    /// The style.
+    public var style: ActionStyle
+    /// Whether it can be tapped.
+    public var enabled: Bool
+    /// Whether its flow is running.
+    public var busy: Bool
+
+    /// Creates a control item.
+    /// - Parameters:
+    ///   - id: The id.
+    ///   - title: The title.
+    ///   - style: The style.
+    ///   - enabled: Whether it can be tapped.
+    ///   - busy: Whether its flow runs.
+    public init(id: String, title: String, style: ActionStyle = .default, enabled: Bool = true, busy: Bool = false) {
+        self.id = id
+        self.title = title
+        self.style = style
+        self.enabled = enabled
+        self.busy = busy
+    }
+}
+
+/// Every message the host sends. All but `welcome` (and an `error` before `welcome`)
+/// carry the session's `seq`.
+public enum HostMessage: Sendable, Equatable {
+    /// The handshake answer.
+    case welcome(session: String, resumed: Bool, retentionSeconds: Int)
+    /// Show a modal.
+    case present(seq: Int, id: String, modal: ModalDescription)
+    /// A modal ended.
+    case dismiss(seq: Int, id: String, reason: DismissReason)
+    /// The full list of an open modal's action states.
+    case update(seq: Int, id: String, actions: [Bool])
+    /// The full list of controls.
+    case controls(seq: Int, items: [ControlItem])
+    /// A notice.
+    case status(seq: Int, level: StatusLevel, text: String)
+    /// A refused message; `seq` is `nil` before the session exists.
+    case error(seq: Int?, ProtocolError)
+
+    /// The message's `type`.
+    public var type: String {
+        switch self {
+        case .welcome: "welcome"
+        case .present: "present"
+        case .dismiss: "dismiss"
+        case .update: "update"
+        case .controls: "controls"
+        case .status: "status"
+        case .error: "error"
+        }
+    }
+
+    /// The sequence number, if the message has one.
+    public var seq: Int? {
+        switch self {
+        case .welcome: nil
+        case .present(let seq, _, _), .dismiss(let seq, _, _), .update(let seq, _, _), .controls(let seq, _),
+            .status(let seq, _, _):
+            seq
+        case .error(let seq, _): seq
+        }
+    }
+
+    /// Encodes the message, keys in the order PROTOCOL.md shows them.
+    /// - Returns: Compact JSON text.
+    public func encode() -> String {
+        var writer = JSONWriter()
+        writer.raw("{\"type\":")
+        writer.string(type)
+        if let seq {
+            writer.raw(",\"seq\":")
+            writer.int(seq)
+        }
+        switch self {
+        case .welcome(let session, let resumed, let retention):
+            writer.raw(",\"protocol\":1,\"session\":")
+            writer.string(session)
+            writer.raw(",\"resumed\":")
+            writer.bool(resumed)
+            writer.raw(",\"retentionSeconds\":")
+            writer.int(retention)
+        case .present(_, let id, let modal):
+            writer.raw(",\"id\":")
+            writer.string(id)
+            writer.raw(",\"modal\":")
+            modal.write(to: &writer)
+        case .dismiss(_, let id, let reason):
+            writer.raw(",\"id\":")
+            writer.string(id)
+            writer.raw(",\"reason\":")
+            writer.string(reason.rawValue)
+        case .update(_, let id, let actions):
+            writer.raw(",\"id\":")
+            writer.string(id)
+            writer.raw(",\"actions\":[")
+            for (offset, enabled) in actions.enumerated() {
+                writer.raw(offset == 0 ? "{\"enabled\":" : ",{\"enabled\":")
+                writer.bool(enabled)
+                writer.raw("}")
+            }
+            writer.raw("]")
+        case .controls(_, let items):
+            writer.raw(",\"items\":[")
+            for (offset, item) in items.enumerated() {
+                writer.raw(offset == 0 ? "{\"id\":" : ",{\"id\":")
+                writer.string(item.id)
+                writer.raw(",\"title\":")
+                writer.string(item.title)
+                writer.raw(",\"style\":")
+                writer.string(item.style.rawValue)
+                writer.raw(",\"enabled\":")
+                writer.bool(item.enabled)
+                writer.raw(",\"busy\":")
+                writer.bool(item.busy)
+                writer.raw("}")
+            }
+            writer.raw("]")
+        case .status(_, let level, let text):
+            writer.raw(",\"level\":")
+            writer.string(level.rawValue)
+            writer.raw(",\"text\":")
+            writer.string(text)
+        case .error(_, let error):
+            writer.raw(",\"code\":")
+            writer.string(error.code.rawValue)
+            writer.raw(",\"message\":")
+            writer.string(error.message)
+            if let ref = error.ref {
+                writer.raw(",\"ref\":")
+                writer.string(ref)
+            }
+        }
+        writer.raw("}")
+        return writer.output
+    }
+
+    /// Decodes a host message, as a client does.
+    /// - Parameter text: The frame's text.
+    /// - Returns: The message.
+    /// - Throws: `ProtocolError` naming what is wrong.
+    public static func decode(_ text: String) throws(ProtocolError) -> HostMessage {
+        let json: JSONValue
+        do {
+            json = try JSONParser().parse(text)
+        } catch {
+            throw ProtocolError(.badJSON, error.description)
+        }
+        let fields = Fields(json, type: json["type"]?.stringValue)
+        let type = try fields.string("type")
+        switch type {
+        case "welcome":
+            return .welcome(
+                session: try fields.string("session"), resumed: try fields.bool("resumed"),
+                retentionSeconds: try fields.int("retentionSeconds"))
+        case "present":
+            return .present(
+                seq: try fields.int("seq"), id: try fields.string("id"),
+                modal: try ModalDescription.decode(try fields.value("modal")))
+        case "dismiss":
+            let reason = DismissReason(rawValue: try fields.oneOf("reason", DismissReason.allCases.map(\.rawValue)))!
+            return .dismiss(seq: try fields.int("seq"), id: try fields.string("id"), reason: reason)
+        case "update":
+            let actions = try fields.array("actions", maxCount: 32).enumerated().map {
+                (index, element) throws(ProtocolError) -> Bool in
+                try Fields(element, type: type, path: "actions[\(index)]").bool("enabled")
+            }
+            return .update(seq: try fields.int("seq"), id: try fields.string("id"), actions: actions)
+        case "controls":
+            let items = try fields.array("items", maxCount: 64).enumerated().map {
+                (index, element) throws(ProtocolError) -> ControlItem in
+                let item = Fields(element, type: type, path: "items[\(index)]")
+                return ControlItem(
+                    id: try item.string("id"), title: try item.string("title"),
+                    style: ActionStyle(rawValue: try item.optionalString("style") ?? "default") ?? .default,
+                    enabled: try item.bool("enabled"), busy: try item.bool("busy"))
+            }
+            return .controls(seq: try fields.int("seq"), items: items)
+        case "status":
+            let level = StatusLevel(rawValue: try fields.oneOf("level", StatusLevel.allCases.map(\.rawValue)))!
+            return .status(seq: try fields.int("seq"), level: level, text: try fields.string("text"))
+        case "error":
+            return .error(
+                seq: try fields.optionalInt("seq"),
+                ProtocolError(
+                    ErrorCode(rawValue: try fields.string("code")), try fields.string("message"),
+                    ref: try fields.optionalString("ref")))
+        default:
+            throw ProtocolError(.unknownType, "unknown message type '\(type)'", ref: type)
+        }
+    }
+}

@@ -1,0 +1,259 @@
+/// Why a text is not acceptable JSON.
+public struct JSONParseError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// What is wrong, for the `error` message.
+    public let reason: String
+    /// The byte offset where it went wrong.
+    public let offset: Int
+
+    /// `reason at byte N`.
+    public var description: String { "\(reason) at byte \(offset)" }
+}
+
+/// A strict JSON parser (RFC 8259) with limits: nesting depth and string length. It
+/// never traps on any input.
+public struct JSONParser {
+    /// The deepest nesting accepted.
+    public var maxDepth = 32
+    /// The longest string accepted, in bytes.
+    public var maxStringBytes = 1_048_576
+
+    /// Creates a parser with the default limits.
+    public init() {}
+
+    /// Parses a whole document.
+    /// - Parameter text: The JSON text.
+    /// - Returns: The value.
+    /// - Throws: `JSONParseError` naming the problem and its offset.
+    public func parse(_ text: String) throws(JSONParseError) -> JSONValue {
+        var text = text
+        let result: Result<JSONValue, JSONParseError> = text.withUTF8 { bytes in
+            Result { () throws(JSONParseError) -> JSONValue in try parse(bytes: bytes) }
+        }
+        return try result.get()
+    }
+
+    /// Parses a whole document from UTF-8 bytes.
+    /// - Parameter bytes: The JSON text's bytes.
+    /// - Returns: The value.
+    /// - Throws: `JSONParseError` naming the problem and its offset.
+    public func parse(bytes: UnsafeBufferPointer<UInt8>) throws(JSONParseError) -> JSONValue {
+        var reader = Reader(bytes: bytes, maxDepth: maxDepth, maxStringBytes: maxStringBytes)
+        reader.skipWhitespace()
+        let value = try reader.value(depth: 0)
+        reader.skipWhitespace()
+        guard reader.index == bytes.count else { throw reader.error("unexpected text after the JSON value") }
+        return value
+    }
+}
+
+private struct Reader {
+    let bytes: UnsafeBufferPointer<UInt8>
+    let maxDepth: Int
+    let maxStringBytes: Int
+    var index = 0
+
+    init(bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int, maxStringBytes: Int) {
+        self.bytes = bytes
+        self.maxDepth = maxDepth
+        self.maxStringBytes = maxStringBytes
+    }
+
+    func error(_ reason: String) -> JSONParseError { JSONParseError(reason: reason, offset: index) }
+
+    var current: UInt8? { index < bytes.count ? bytes[index] : nil }
+
+    mutating func skipWhitespace() {
+        while index < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[index]) { index += 1 }
+    }
+
+    mutating func expect(_ literal: StaticString, _ value: JSONValue) throws(JSONParseError) -> JSONValue {
+        let count = literal.utf8CodeUnitCount
+        guard index + count <= bytes.count else { throw error("invalid literal") }
+        for offset in 0..<count where bytes[index + offset] != literal.utf8Start[offset] {
+            throw error("invalid literal")
+        }
+        index += count
+        return value
+    }
+
+    mutating func value(depth: Int) throws(JSONParseError) -> JSONValue {
+        guard let byte = current else { throw error("unexpected end of input") }
+        switch byte {
+        case UInt8(ascii: "{"): return try object(depth: depth + 1)
+        case UInt8(ascii: "["): return try array(depth: depth + 1)
+        case UInt8(ascii: "\""): return .string(try string())
+        case UInt8(ascii: "t"): return try expect("true", .bool(true))
+        case UInt8(ascii: "f"): return try expect("false", .bool(false))
+        case UInt8(ascii: "n"): return try expect("null", .null)
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try number()
+        default: throw error("unexpected character")
+        }
+    }
+
+    mutating func object(depth: Int) throws(JSONParseError) -> JSONValue {
+        guard depth <= maxDepth else { throw error("nesting deeper than \(maxDepth)") }
+        index += 1
+        var pairs: [(String, JSONValue)] = []
+        skipWhitespace()
+        if current == UInt8(ascii: "}") {
+            index += 1
+            return .object(pairs)
+        }
+        while true {
+            skipWhitespace()
+            guard current == UInt8(ascii: "\"") else { throw error("expected a string key") }
+            let key = try string()
+            skipWhitespace()
+            guard current == UInt8(ascii: ":") else { throw error("expected ':'") }
+            index += 1
+            skipWhitespace()
+            pairs.append((key, try value(depth: depth)))
+            skipWhitespace()
+            switch current {
+            case UInt8(ascii: ","): index += 1
+            case UInt8(ascii: "}"):
+                index += 1
+                return .object(pairs)
+            default: throw error("expected ',' or '}'")
+            }
+        }
+    }
+
+    mutating func array(depth: Int) throws(JSONParseError) -> JSONValue {
+        guard depth <= maxDepth else { throw error("nesting deeper than \(maxDepth)") }
+        index += 1
+        var elements: [JSONValue] = []
+        skipWhitespace()
+        if current == UInt8(ascii: "]") {
+            index += 1
+            return .array(elements)
+        }
+        while true {
+            skipWhitespace()
+            elements.append(try value(depth: depth))
+            skipWhitespace()
+            switch current {
+            case UInt8(ascii: ","): index += 1
+            case UInt8(ascii: "]"):
+                index += 1
+                return .array(elements)
+            default: throw error("expected ',' or ']'")
+            }
+        }
+    }
+
+    mutating func number() throws(JSONParseError) -> JSONValue {
+        let start = index
+        if current == UInt8(ascii: "-") { index += 1 }
+        guard let first = current, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(first) else {
+            throw error("invalid number")
+        }
+        if first == UInt8(ascii: "0") {
+            index += 1
+        } else {
+            while let digit = current, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(digit) { index += 1 }
+        }
+        if current == UInt8(ascii: ".") {
+            index += 1
+            guard let digit = current, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(digit) else {
+                throw error("invalid number")
+            }
+            while let digit = current, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(digit) { index += 1 }
+        }
+        if current == UInt8(ascii: "e") || current == UInt8(ascii: "E") {
+            index += 1
+            if current == UInt8(ascii: "+") || current == UInt8(ascii: "-") { index += 1 }
+            guard let digit = current, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(digit) else {
+                throw error("invalid number")
+            }
+            while let digit = current, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(digit) { index += 1 }
+        }
+        guard index - start <= 64 else { throw error("number too long") }
+        let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+        guard let value = Double(text), value.isFinite else { throw error("number out of range") }
+        return .number(value)
+    }
+
+    mutating func hex4() throws(JSONParseError) -> UInt32 {
+        guard index + 4 <= bytes.count else { throw error("truncated \\u escape") }
+        var value: UInt32 = 0
+        for _ in 0..<4 {
+            let byte = bytes[index]
+            let digit: UInt32
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = UInt32(byte - UInt8(ascii: "0"))
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = UInt32(byte - UInt8(ascii: "a") + 10)
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = UInt32(byte - UInt8(ascii: "A") + 10)
+            default: throw error("invalid \\u escape")
+            }
+            value = value << 4 | digit
+            index += 1
+        }
+        return value
+    }
+
+    mutating func string() throws(JSONParseError) -> String {
+        index += 1
+        let start = index
+        // Fast path: no escapes.
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "\"") {
+                let slice = UnsafeBufferPointer(rebasing: bytes[start..<index])
+                guard slice.count <= maxStringBytes else { throw error("string longer than \(maxStringBytes) bytes") }
+                guard let text = String(validating: slice, as: UTF8.self) else { throw error("invalid UTF-8") }
+                index += 1
+                return text
+            }
+            if byte == UInt8(ascii: "\\") || byte < 0x20 { break }
+            index += 1
+        }
+        var scalars: [UInt8] = Array(UnsafeBufferPointer(rebasing: bytes[start..<index]))
+        while true {
+            guard let byte = current else { throw error("unterminated string") }
+            guard scalars.count <= maxStringBytes else { throw error("string longer than \(maxStringBytes) bytes") }
+            switch byte {
+            case UInt8(ascii: "\""):
+                index += 1
+                guard let text = String(validating: scalars, as: UTF8.self) else { throw error("invalid UTF-8") }
+                return text
+            case 0..<0x20:
+                throw error("control character in string")
+            case UInt8(ascii: "\\"):
+                index += 1
+                guard let escape = current else { throw error("unterminated string") }
+                index += 1
+                switch escape {
+                case UInt8(ascii: "\""): scalars.append(0x22)
+                case UInt8(ascii: "\\"): scalars.append(0x5C)
+                case UInt8(ascii: "/"): scalars.append(0x2F)
+                case UInt8(ascii: "b"): scalars.append(0x08)
+                case UInt8(ascii: "f"): scalars.append(0x0C)
+                case UInt8(ascii: "n"): scalars.append(0x0A)
+                case UInt8(ascii: "r"): scalars.append(0x0D)
+                case UInt8(ascii: "t"): scalars.append(0x09)
+                case UInt8(ascii: "u"):
+                    var code = try hex4()
+                    if (0xD800...0xDBFF).contains(code) {
+                        guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"),
+                            bytes[index + 1] == UInt8(ascii: "u")
+                        else { throw error("lone surrogate in \\u escape") }
+                        index += 2
+                        let low = try hex4()
+                        guard (0xDC00...0xDFFF).contains(low) else { throw error("lone surrogate in \\u escape") }
+                        code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
+                    } else if (0xDC00...0xDFFF).contains(code) {
+                        throw error("lone surrogate in \\u escape")
+                    }
+                    guard let scalar = Unicode.Scalar(code) else { throw error("invalid \\u escape") }
+                    scalars.append(contentsOf: Array(String(Character(scalar)).utf8))
+                default:
+                    throw error("invalid escape")
+                }
+            default:
+                scalars.append(byte)
+                index += 1
+            }
+        }
+    }
+}

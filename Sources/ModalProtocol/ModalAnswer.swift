@@ -1,0 +1,124 @@
+/// One file a picker delivered, as the `result` describes it.
+public struct PickedItem: Sendable, Equatable {
+    /// The file name.
+    public var name: String
+    /// The MIME type.
+    public var mimeType: String
+    /// The size in bytes.
+    public var size: Int
+    /// The SHA-256 of the bytes, lower-case hex.
+    public var sha256: String
+
+    /// Creates an item.
+    /// - Parameters:
+    ///   - name: The file name.
+    ///   - mimeType: The MIME type.
+    ///   - size: The size in bytes.
+    ///   - sha256: The SHA-256, lower-case hex.
+    public init(name: String, mimeType: String, size: Int, sha256: String) {
+        self.name = name
+        self.mimeType = mimeType
+        self.size = size
+        self.sha256 = sha256
+    }
+}
+
+/// A client's accepted answer to a modal, checked against the modal's kind.
+public enum ModalAnswer: Sendable, Equatable {
+    /// An alert or action sheet action, with the alert's text field values.
+    case action(index: Int, textFields: [String])
+    /// A web authentication callback URL.
+    case callbackURL(String)
+    /// A mail composer outcome and the mail as edited.
+    case mail(status: MailStatus, to: [String], cc: [String], bcc: [String], subject: String, body: String)
+    /// A message composer outcome and the message as edited.
+    case message(status: MessageStatus, recipients: [String], body: String)
+    /// The files a picker delivered (empty: the person picked nothing).
+    case picked([PickedItem])
+    /// A custom modal's result, decoded later by the custom modal's own type.
+    case custom(JSONValue)
+}
+
+extension ModalDescription {
+    /// Checks a `result` value against this modal.
+    /// - Parameters:
+    ///   - value: The `value` field of the `result`.
+    ///   - enabled: The actions' last known enabled states (alerts and sheets).
+    /// - Returns: The typed answer.
+    /// - Throws: `ProtocolError` `bad_message` naming what does not fit.
+    public func validateResult(_ value: JSONValue, enabled: [Bool]? = nil) throws(ProtocolError) -> ModalAnswer {
+        if case .custom = self { return .custom(value) }
+        guard case .object = value else { throw .wrongType("value", expected: "an object", in: "result") }
+        let fields = Fields(value, type: "result", path: "value")
+        switch self {
+        case .alert(_, _, let textFields, let actions):
+            let index = try fields.int("action", in: 0...max(0, actions.count - 1))
+            let texts =
+                textFields.isEmpty ? (try fields.optionalStrings("textFields") ?? []) : try fields.strings("textFields")
+            guard texts.count == textFields.count else {
+                throw ProtocolError(
+                    .badMessage, "field 'value.textFields' must have \(textFields.count) entries", ref: "result")
+            }
+            try checkEnabled(index, enabled ?? actions.map(\.enabled))
+            return .action(index: index, textFields: texts)
+        case .actionSheet(_, _, _, let actions):
+            let index = try fields.int("action", in: 0...max(0, actions.count - 1))
+            try checkEnabled(index, enabled ?? actions.map(\.enabled))
+            return .action(index: index, textFields: [])
+        case .webAuthentication(_, _, let scheme):
+            let url = try fields.string("url")
+            if let scheme, !url.lowercased().hasPrefix(scheme.lowercased() + ":") {
+                throw ProtocolError(.badMessage, "field 'value.url' must use the scheme '\(scheme)'", ref: "result")
+            }
+            return .callbackURL(url)
+        case .mailComposer:
+            let status = MailStatus(rawValue: try fields.oneOf("status", MailStatus.allCases.map(\.rawValue)))!
+            let mail = try fields.optionalObject("mail")
+            return .mail(
+                status: status, to: try mail?.optionalStrings("to") ?? [], cc: try mail?.optionalStrings("cc") ?? [],
+                bcc: try mail?.optionalStrings("bcc") ?? [], subject: try mail?.optionalString("subject") ?? "",
+                body: try mail?.optionalString("body") ?? "")
+        case .messageComposer:
+            let status = MessageStatus(rawValue: try fields.oneOf("status", MessageStatus.allCases.map(\.rawValue)))!
+            let message = try fields.optionalObject("message")
+            return .message(
+                status: status, recipients: try message?.optionalStrings("recipients") ?? [],
+                body: try message?.optionalString("body") ?? "")
+        case .photoPicker(let limit, _, let maxBytes):
+            return .picked(try pickedItems(fields, limit: limit, maxBytes: maxBytes))
+        case .mediaPicker(_, let allowsMultiple, let maxBytes):
+            return .picked(try pickedItems(fields, limit: allowsMultiple ? 1_000 : 1, maxBytes: maxBytes))
+        case .custom:
+            return .custom(value)
+        }
+    }
+
+    private func checkEnabled(_ index: Int, _ enabled: [Bool]) throws(ProtocolError) {
+        guard index < enabled.count, enabled[index] else {
+            throw ProtocolError(.badMessage, "action \(index) is disabled", ref: "result")
+        }
+    }
+
+    private func pickedItems(_ fields: Fields, limit: Int, maxBytes: Int) throws(ProtocolError) -> [PickedItem] {
+        let items = try fields.array("items", maxCount: 1_000)
+        guard items.count <= limit else {
+            throw ProtocolError(.badMessage, "field 'value.items' has more than \(limit) entries", ref: "result")
+        }
+        var total = 0
+        return try items.enumerated().map { (index, element) throws(ProtocolError) -> PickedItem in
+            let item = Fields(element, type: "result", path: "value.items[\(index)]")
+            let size = try item.int("size", in: 0...maxBytes)
+            total += size
+            guard total <= maxBytes else {
+                throw ProtocolError(.badMessage, "the items add up to more than \(maxBytes) bytes", ref: "result")
+            }
+            let hash = try item.string("sha256").lowercased()
+            guard hash.count == 64, hash.allSatisfy(\.isHexDigit) else {
+                throw ProtocolError(
+                    .badMessage, "field 'value.items[\(index)].sha256' must be 64 hex digits", ref: "result")
+            }
+            return PickedItem(
+                name: try item.string("name"), mimeType: try item.string("mimeType"), size: size, sha256: hash)
+        }
+    }
+}

@@ -1,0 +1,172 @@
+extension ModalDescription {
+    /// Writes the modal object, keys in the order PROTOCOL.md shows them.
+    /// - Parameter writer: The writer.
+    public func write(to writer: inout JSONWriter) {
+        writer.raw("{\"kind\":")
+        writer.string(kind)
+        switch self {
+        case .alert(let title, let message, let textFields, let actions):
+            writer.raw(",\"title\":")
+            writer.optionalString(title)
+            writer.raw(",\"message\":")
+            writer.optionalString(message)
+            writer.raw(",\"textFields\":[")
+            for (offset, field) in textFields.enumerated() {
+                if offset > 0 { writer.raw(",") }
+                writer.raw("{\"kind\":")
+                writer.string(field.kind.rawValue)
+                writer.raw(",\"placeholder\":")
+                writer.optionalString(field.placeholder)
+                writer.raw(",\"text\":")
+                writer.optionalString(field.text)
+                writer.raw("}")
+            }
+            writer.raw("],\"actions\":")
+            Self.write(actions, to: &writer)
+        case .actionSheet(let title, let message, let source, let actions):
+            writer.raw(",\"title\":")
+            writer.optionalString(title)
+            writer.raw(",\"message\":")
+            writer.optionalString(message)
+            writer.raw(",\"source\":")
+            writer.optionalString(source)
+            writer.raw(",\"actions\":")
+            Self.write(actions, to: &writer)
+        case .webAuthentication(let url, let callbackURL, let scheme):
+            writer.raw(",\"url\":")
+            writer.string(url)
+            writer.raw(",\"callbackURL\":")
+            writer.optionalString(callbackURL)
+            writer.raw(",\"callbackURLScheme\":")
+            writer.optionalString(scheme)
+        case .mailComposer(let to, let cc, let bcc, let subject, let body, let isHTML):
+            writer.raw(",\"to\":")
+            writer.strings(to)
+            writer.raw(",\"cc\":")
+            writer.strings(cc)
+            writer.raw(",\"bcc\":")
+            writer.strings(bcc)
+            writer.raw(",\"subject\":")
+            writer.string(subject)
+            writer.raw(",\"body\":")
+            writer.string(body)
+            writer.raw(",\"isHTML\":")
+            writer.bool(isHTML)
+        case .messageComposer(let recipients, let subject, let body):
+            writer.raw(",\"recipients\":")
+            writer.strings(recipients)
+            writer.raw(",\"subject\":")
+            writer.optionalString(subject)
+            writer.raw(",\"body\":")
+            writer.string(body)
+        case .photoPicker(let limit, let filter, let maxBytes):
+            writer.raw(",\"selectionLimit\":")
+            writer.int(limit)
+            writer.raw(",\"filter\":")
+            writer.strings(filter)
+            writer.raw(",\"maxBytes\":")
+            writer.int(maxBytes)
+        case .mediaPicker(let types, let allowsMultiple, let maxBytes):
+            writer.raw(",\"types\":")
+            writer.strings(types)
+            writer.raw(",\"allowsMultiple\":")
+            writer.bool(allowsMultiple)
+            writer.raw(",\"maxBytes\":")
+            writer.int(maxBytes)
+        case .custom(let name, let payload):
+            writer.raw(",\"name\":")
+            writer.string(name)
+            writer.raw(",\"payload\":")
+            writer.value(payload)
+        }
+        writer.raw("}")
+    }
+
+    private static func write(_ actions: [ActionSpec], to writer: inout JSONWriter) {
+        writer.raw("[")
+        for (offset, action) in actions.enumerated() {
+            if offset > 0 { writer.raw(",") }
+            writer.raw("{\"title\":")
+            writer.string(action.title)
+            writer.raw(",\"style\":")
+            writer.string(action.style.rawValue)
+            writer.raw(",\"enabled\":")
+            writer.bool(action.enabled)
+            writer.raw(",\"preferred\":")
+            writer.bool(action.preferred)
+            writer.raw("}")
+        }
+        writer.raw("]")
+    }
+
+    /// Reads a modal object (what a client does with `present`).
+    /// - Parameter value: The `modal` object.
+    /// - Returns: The description.
+    /// - Throws: `ProtocolError` naming the field.
+    public static func decode(_ value: JSONValue) throws(ProtocolError) -> ModalDescription {
+        guard case .object = value else { throw .wrongType("modal", expected: "an object", in: "present") }
+        let fields = Fields(value, type: "present", path: "modal")
+        switch try fields.string("kind") {
+        case "alert":
+            let textFields = try fields.array("textFields", maxCount: 16).enumerated().map {
+                (index, element) throws(ProtocolError) -> TextFieldSpec in
+                let field = Fields(element, type: "present", path: "modal.textFields[\(index)]")
+                guard
+                    let kind = TextFieldKind(rawValue: try field.oneOf("kind", TextFieldKind.allCases.map(\.rawValue)))
+                else { throw .missing("kind", in: "present") }
+                return TextFieldSpec(
+                    kind: kind, placeholder: try field.optionalString("placeholder"),
+                    text: try field.optionalString("text"))
+            }
+            return .alert(
+                title: try fields.optionalString("title"), message: try fields.optionalString("message"),
+                textFields: textFields, actions: try decodeActions(fields))
+        case "actionSheet":
+            return .actionSheet(
+                title: try fields.optionalString("title"), message: try fields.optionalString("message"),
+                source: try fields.optionalString("source"), actions: try decodeActions(fields))
+        case "webAuthentication":
+            return .webAuthentication(
+                url: try fields.string("url"), callbackURL: try fields.optionalString("callbackURL"),
+                callbackURLScheme: try fields.optionalString("callbackURLScheme"))
+        case "mailComposer":
+            return .mailComposer(
+                to: try fields.optionalStrings("to") ?? [], cc: try fields.optionalStrings("cc") ?? [],
+                bcc: try fields.optionalStrings("bcc") ?? [], subject: try fields.optionalString("subject") ?? "",
+                body: try fields.optionalString("body") ?? "", isHTML: try fields.optionalBool("isHTML") ?? false)
+        case "messageComposer":
+            return .messageComposer(
+                recipients: try fields.optionalStrings("recipients") ?? [],
+                subject: try fields.optionalString("subject"),
+                body: try fields.optionalString("body") ?? "")
+        case "photoPicker":
+            return .photoPicker(
+                selectionLimit: try fields.int("selectionLimit"), filter: try fields.optionalStrings("filter") ?? [],
+                maxBytes: try fields.int("maxBytes"))
+        case "mediaPicker":
+            return .mediaPicker(
+                types: try fields.optionalStrings("types") ?? [],
+                allowsMultiple: try fields.optionalBool("allowsMultiple") ?? false, maxBytes: try fields.int("maxBytes")
+            )
+        case "custom":
+            return .custom(name: try fields.string("name"), payload: try fields.value("payload"))
+        case let other:
+            throw ProtocolError(.badMessage, "unknown modal kind '\(other)'", ref: "present")
+        }
+    }
+
+    private static func decodeActions(_ fields: Fields) throws(ProtocolError) -> [ActionSpec] {
+        let actions = try fields.array("actions", maxCount: 32).enumerated().map {
+            (index, element) throws(ProtocolError) -> ActionSpec in
+            let action = Fields(element, type: "present", path: "modal.actions[\(index)]")
+            let style = ActionStyle(rawValue: try action.oneOf("style", ActionStyle.allCases.map(\.rawValue)))!
+            return ActionSpec(
+                title: try action.string("title"), style: style, enabled: try action.optionalBool("enabled") ?? true,
+                preferred: try action.optionalBool("preferred") ?? false)
+        }
+        guard !actions.isEmpty else {
+            throw ProtocolError(.badMessage, "field 'modal.actions' is empty", ref: "present")
+        }
+        return actions
+    }
+}

@@ -1,0 +1,149 @@
+/// The style of a dialog action.
+public enum ActionStyle: String, Sendable, Equatable, CaseIterable {
+    /// An ordinary action.
+    case `default`
+    /// The action that dismisses without doing anything.
+    case cancel
+    /// An action that destroys or deletes.
+    case destructive
+}
+
+/// The kind of an alert's text field, which picks the keyboard and masking.
+public enum TextFieldKind: String, Sendable, Equatable, CaseIterable {
+    /// Plain text.
+    case plain
+    /// An e-mail address.
+    case email
+    /// A password (masked).
+    case password
+    /// A phone number.
+    case phoneNumber
+    /// A number.
+    case number
+    /// A URL.
+    case url
+}
+
+/// One text field of an alert.
+public struct TextFieldSpec: Sendable, Equatable {
+    /// The field's kind.
+    public var kind: TextFieldKind
+    /// The placeholder.
+    public var placeholder: String?
+    /// The initial text.
+    public var text: String?
+
+    /// Creates a text field description.
+    /// - Parameters:
+    ///   - kind: The kind.
+    ///   - placeholder: The placeholder.
+    ///   - text: The initial text.
+    public init(kind: TextFieldKind, placeholder: String? = nil, text: String? = nil) {
+        self.kind = kind
+        self.placeholder = placeholder
+        self.text = text
+    }
+}
+
+/// One action (button) of an alert or action sheet.
+public struct ActionSpec: Sendable, Equatable {
+    /// The title.
+    public var title: String
+    /// The style.
+    public var style: ActionStyle
+    /// Whether it can be picked now.
+    public var enabled: Bool
+    /// Whether it is the default button.
+    public var preferred: Bool
+
+    /// Creates an action description.
+    /// - Parameters:
+    ///   - title: The title.
+    ///   - style: The style.
+    ///   - enabled: Whether it can be picked.
+    ///   - preferred: Whether it is the default button.
+    public init(title: String, style: ActionStyle = .default, enabled: Bool = true, preferred: Bool = false) {
+        self.title = title
+        self.style = style
+        self.enabled = enabled
+        self.preferred = preferred
+    }
+}
+
+/// The status of a mail composer's outcome.
+public enum MailStatus: String, Sendable, Equatable, CaseIterable {
+    /// Sent.
+    case sent
+    /// Saved as a draft.
+    case saved
+    /// Cancelled by the person (a value, not a failure).
+    case cancelled
+    /// Sending failed.
+    case failed
+}
+
+/// The status of a message composer's outcome.
+public enum MessageStatus: String, Sendable, Equatable, CaseIterable {
+    /// Sent.
+    case sent
+    /// Cancelled by the person (a value, not a failure).
+    case cancelled
+    /// Sending failed.
+    case failed
+}
+
+/// What a modal shows: one case per kind of PROTOCOL.md.
+public enum ModalDescription: Sendable, Equatable {
+    /// An alert with optional text fields.
+    case alert(title: String?, message: String?, textFields: [TextFieldSpec], actions: [ActionSpec])
+    /// An action sheet, optionally anchored to a control.
+    case actionSheet(title: String?, message: String?, source: String?, actions: [ActionSpec])
+    /// A web authentication session.
+    case webAuthentication(url: String, callbackURL: String?, callbackURLScheme: String?)
+    /// A mail composer.
+    case mailComposer(to: [String], cc: [String], bcc: [String], subject: String, body: String, isHTML: Bool)
+    /// A message composer.
+    case messageComposer(recipients: [String], subject: String?, body: String)
+    /// A photo picker.
+    case photoPicker(selectionLimit: Int, filter: [String], maxBytes: Int)
+    /// A media picker.
+    case mediaPicker(types: [String], allowsMultiple: Bool, maxBytes: Int)
+    /// A custom modal, shown only to clients that advertise `custom:NAME`.
+    case custom(name: String, payload: JSONValue)
+
+    /// The wire name of the kind.
+    public var kind: String {
+        switch self {
+        case .alert: "alert"
+        case .actionSheet: "actionSheet"
+        case .webAuthentication: "webAuthentication"
+        case .mailComposer: "mailComposer"
+        case .messageComposer: "messageComposer"
+        case .photoPicker: "photoPicker"
+        case .mediaPicker: "mediaPicker"
+        case .custom: "custom"
+        }
+    }
+
+    /// The capability a client must advertise to be shown this modal.
+    public var capability: String {
+        if case .custom(let name, _) = self { return "custom:\(name)" }
+        return kind
+    }
+
+    /// The actions of an alert or action sheet, or `nil` for other kinds.
+    public var actions: [ActionSpec]? {
+        switch self {
+        case .alert(_, _, _, let actions), .actionSheet(_, _, _, let actions): actions
+        default: nil
+        }
+    }
+
+    /// The alert's title or the sheet's title, for logs and scripted clients.
+    public var title: String? {
+        switch self {
+        case .alert(let title, _, _, _), .actionSheet(let title, _, _, _): title
+        default: nil
+        }
+    }
+}
