@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "ReactiveTestSupport", targets: ["ReactiveTestSupport"]),
         .library(name: "WebSocket", targets: ["WebSocket"]),
         .library(name: "ModalProtocol", targets: ["ModalProtocol"]),
+        .library(name: "RemoteModal", targets: ["RemoteModal"]),
         .executable(name: "reactive-bench", targets: ["ReactiveBench"]),
         .executable(name: "modal-host", targets: ["ModalHost"]),
     ],
@@ -26,6 +27,12 @@ let package = Package(
         .target(name: "WebSocket", dependencies: ["CLibWebSockets", "Logging"], swiftSettings: strict),
         .target(name: "ReactiveTestSupport", dependencies: ["Reactive"], swiftSettings: strict),
         .target(name: "Flags", swiftSettings: strict),
+        .target(
+            name: "RemoteModalTestSupport", dependencies: ["RemoteModal", "ModalProtocol", "WebSocket"],
+            swiftSettings: strict),
+        .target(
+            name: "RemoteModal", dependencies: ["Reactive", "ModalProtocol", "WebSocket", "Logging"],
+            swiftSettings: strict),
         .executableTarget(
             name: "ModalHost", dependencies: ["WebSocket", "Logging", "Flags"], swiftSettings: strict),
         .target(name: "CAllocationCounter"),
@@ -37,6 +44,12 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(name: "ModalProtocolTests", dependencies: ["ModalProtocol"], swiftSettings: strict),
+        .testTarget(
+            name: "RemoteModalTests",
+            dependencies: [
+                "RemoteModal", "RemoteModalTestSupport", "ReactiveTestSupport", "ModalProtocol", "Reactive",
+            ],
+            swiftSettings: strict),
         .testTarget(name: "FlagsTests", dependencies: ["Flags"], swiftSettings: strict),
         .testTarget(name: "WebSocketTests", dependencies: ["WebSocket", "Logging"], swiftSettings: strict),
     ],

@@ -13,6 +13,19 @@ public struct ConnectionInfo: Sendable {
     public let peerAddress: String
     /// The negotiated subprotocol, if any.
     public let subprotocol: String?
+
+    /// Creates connection facts (transports and tests).
+    /// - Parameters:
+    ///   - path: The request path.
+    ///   - origin: The `Origin` header.
+    ///   - peerAddress: The peer's address.
+    ///   - subprotocol: The negotiated subprotocol.
+    public init(path: String, origin: String?, peerAddress: String, subprotocol: String?) {
+        self.path = path
+        self.origin = origin
+        self.peerAddress = peerAddress
+        self.subprotocol = subprotocol
+    }
 }
 
 /// The events a loop reports. Every closure runs on the loop's service thread and must
@@ -41,6 +54,9 @@ public struct TransportStats: Sendable, Equatable {
     public var messagesReceived = 0
     /// Messages sent.
     public var messagesSent = 0
+
+    /// All counters at zero.
+    public init() {}
 }
 
 /// One libwebsockets context and the thread that services it: the single place where

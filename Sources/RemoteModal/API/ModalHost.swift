@@ -1,0 +1,61 @@
+import Dispatch
+import Logging
+import Reactive
+import WebSocket
+
+/// The host: owns the transport, the sessions and their modals.
+///
+/// All host state lives on one serial executor (`executor`); flows started from
+/// `sessions` run there too, so they need no locks.
+public final class ModalHost: Sendable {
+    let core: HostCore
+
+    /// Creates a host on a transport.
+    /// - Parameters:
+    ///   - configuration: Limits and policies.
+    ///   - transport: The wire (a `WebSocketTransport`, or an in-memory one in tests).
+    ///   - clock: Timers (hello timeout, retention, modal timeouts); defaults to the
+    ///     executor's wall clock. Tests pass a `TestScheduler`.
+    ///   - logger: Where session events are logged.
+    public init(
+        configuration: ModalHostConfiguration = ModalHostConfiguration(), transport: any HostTransport,
+        clock: (any SchedulerType)? = nil, logger: Logger = Logger(label: "host")
+    ) {
+        let queue = DispatchQueue(label: "remote-modal.host")
+        core = HostCore(
+            configuration: configuration, transport: transport,
+            clock: clock ?? SerialDispatchQueueScheduler(queue: queue), queue: queue, logger: logger)
+    }
+
+    /// Starts the transport.
+    /// - Throws: When the transport cannot start.
+    public func start() throws { try core.start() }
+
+    /// New sessions, on the host executor: start each session's flows here.
+    public var sessions: Observable<Session> { core.newSessions.asObservable() }
+
+    /// The host executor, for flows that must hop onto it.
+    public var executor: SerialDispatchQueueScheduler { SerialDispatchQueueScheduler(queue: core.queue) }
+
+    /// The metrics page (`/metrics`), Prometheus text format.
+    public var metricsText: String { core.metrics.render(transport: core.transport.stats) }
+
+    /// Adds a dynamic HTTP route for paths starting with `prefix` (for example the
+    /// web-authentication callback). Routes run on the transport thread.
+    /// - Parameters:
+    ///   - prefix: The path prefix.
+    ///   - route: The handler; `nil` passes the request on.
+    public func addRoute(prefix: String, _ route: @escaping HTTPRoute) {
+        core.addRoute(prefix: prefix, route)
+    }
+
+    /// Waits until the host has processed everything queued so far (tests, shutdown).
+    public func barrier() { core.onExecutor {} }
+
+    /// Fails every pending modal with `hostShutdown`, sends `dismiss` `shutdown`, ends the
+    /// sessions, then closes every connection with 1001 and stops the transport.
+    public func shutdown() {
+        core.onExecutor { core.shutdownOnExecutor() }
+        core.transport.stop()
+    }
+}

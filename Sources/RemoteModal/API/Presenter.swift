@@ -1,0 +1,28 @@
+/// Where a modal is presented.
+public struct Presenter: Sendable {
+    enum Target: Sendable {
+        case session(Session)
+        case group(String)
+    }
+
+    let target: Target
+    let core: HostCore
+
+    /// On one session (its every connection shows it; the first answer wins). A session
+    /// that is disconnected but within retention gets it when it resumes.
+    /// - Parameter session: The session.
+    /// - Returns: The presenter.
+    public static func session(_ session: Session) -> Presenter {
+        Presenter(target: .session(session), core: session.core)
+    }
+
+    /// On every connected session of a group at once: the first answer wins and the
+    /// others get `dismiss` `superseded`.
+    /// - Parameters:
+    ///   - name: The group name clients give in `hello`.
+    ///   - host: The host whose sessions to use.
+    /// - Returns: The presenter.
+    public static func group(_ name: String, on host: ModalHost) -> Presenter {
+        Presenter(target: .group(name), core: host.core)
+    }
+}

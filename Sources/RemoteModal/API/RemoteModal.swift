@@ -1,0 +1,88 @@
+import ModalProtocol
+import Reactive
+
+/// Remote modals as sequences: presented on subscribe, dismissed on dispose.
+public enum RemoteModal {
+    /// Presents an alert and emits what the chosen action's observable emits.
+    /// - Parameters:
+    ///   - type: The element type, when inference needs it.
+    ///   - presenter: Where to present.
+    ///   - title: The title.
+    ///   - message: The message.
+    ///   - textFields: The text fields.
+    ///   - actions: The actions (at least one).
+    ///   - timeout: Dismiss with `timeout` and fail with `RemoteModalError.timeout` after this long.
+    /// - Returns: The alert's sequence. Fails with `unsupported` when the client cannot show
+    ///   alerts and `missingPresenter` when the presenter resolves to no session.
+    public static func alert<Element: Sendable>(
+        _ type: Element.Type = Element.self, presenter: Presenter, title: String?, message: String? = nil,
+        textFields: [DialogTextField] = [], actions: [DialogAction<Element>], timeout: Duration? = nil
+    ) -> Observable<Element> {
+        let description = ModalDescription.alert(
+            title: title, message: message, textFields: textFields.map(\.spec), actions: actions.map(\.spec))
+        return dialog(presenter, description, actions, timeout)
+    }
+
+    /// Presents an action sheet and emits what the chosen action's observable emits.
+    /// - Parameters:
+    ///   - type: The element type, when inference needs it.
+    ///   - presenter: Where to present.
+    ///   - source: The id of the control the sheet is anchored to.
+    ///   - title: The title.
+    ///   - message: The message.
+    ///   - actions: The actions (at least one).
+    ///   - timeout: Dismiss with `timeout` after this long.
+    /// - Returns: The sheet's sequence.
+    public static func actionSheet<Element: Sendable>(
+        _ type: Element.Type = Element.self, presenter: Presenter, source: String? = nil, title: String?,
+        message: String? = nil, actions: [DialogAction<Element>], timeout: Duration? = nil
+    ) -> Observable<Element> {
+        let description = ModalDescription.actionSheet(
+            title: title, message: message, source: source, actions: actions.map(\.spec))
+        return dialog(presenter, description, actions, timeout)
+    }
+
+    private static func dialog<Element: Sendable>(
+        _ presenter: Presenter, _ description: ModalDescription, _ actions: [DialogAction<Element>],
+        _ timeout: Duration?
+    ) -> Observable<Element> {
+        guard !actions.isEmpty else {
+            return .error(RemoteModalError.failed("an alert or action sheet needs at least one action"))
+        }
+        return Observable.create { observer in
+            let chosen = SerialDisposable()
+            let presentation = presenter.core.present(
+                presenter, description, rules: actions.map(\.rule), timeout: timeout,
+                callbacks: PresentationCallbacks(
+                    answered: { answer, session in
+                        guard case .action(let index, let texts) = answer, actions.indices.contains(index) else {
+                            observer.onError(RemoteModalError.failed("unexpected answer"))
+                            return
+                        }
+                        let context = DialogContext(textFields: texts, session: session)
+                        chosen.disposable = actions[index].output(context).subscribe(observer)
+                    },
+                    failed: { observer.onError($0) }))
+            return Disposables.create(presentation, chosen)
+        }
+    }
+
+    /// Presents any modal description and emits the accepted answer with the session
+    /// that gave it: the building block of every kind, and of custom modals.
+    /// - Parameters:
+    ///   - description: What to show.
+    ///   - presenter: Where to show it.
+    ///   - timeout: Dismiss with `timeout` after this long.
+    /// - Returns: A single of the answer.
+    public static func present(_ description: ModalDescription, presenter: Presenter, timeout: Duration? = nil)
+        -> Single<(answer: ModalAnswer, session: Session)>
+    {
+        Single.create { report in
+            presenter.core.present(
+                presenter, description, rules: description.actions?.map { _ in nil } ?? [], timeout: timeout,
+                callbacks: PresentationCallbacks(
+                    answered: { answer, session in report(.success((answer, session))) },
+                    failed: { report(.failure($0)) }))
+        }
+    }
+}

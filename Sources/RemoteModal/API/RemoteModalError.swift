@@ -1,0 +1,39 @@
+/// Why a remote modal's sequence failed.
+public enum RemoteModalError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The client that would show it lacks the capability.
+    case unsupported
+    /// The presenter resolved to no connected session.
+    case missingPresenter
+    /// The client refused (`failure` `denied`): for example a permission was not granted.
+    case denied(String?)
+    /// The person cancelled (`failure` `cancelled`).
+    case cancelled
+    /// The client failed (`failure` `failed`).
+    case failed(String?)
+    /// The modal's timeout passed (`dismiss` `timeout`).
+    case timeout
+    /// The session's retention ran out while the modal was pending.
+    case sessionExpired
+    /// The host shut down while the modal was pending.
+    case hostShutdown
+    /// The session already has the most pending modals it may have.
+    case tooManyPending
+    /// The client's answer could not be decoded into the custom modal's result type.
+    case undecodableResult(String)
+
+    /// A readable description.
+    public var description: String {
+        switch self {
+        case .unsupported: "the client does not support this modal"
+        case .missingPresenter: "no connected session to present on"
+        case .denied(let message): "denied" + (message.map { ": \($0)" } ?? "")
+        case .cancelled: "cancelled"
+        case .failed(let message): "failed" + (message.map { ": \($0)" } ?? "")
+        case .timeout: "timed out"
+        case .sessionExpired: "the session expired"
+        case .hostShutdown: "the host shut down"
+        case .tooManyPending: "too many pending modals"
+        case .undecodableResult(let reason): "undecodable result: \(reason)"
+        }
+    }
+}

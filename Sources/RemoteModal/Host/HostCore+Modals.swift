@@ -1,0 +1,196 @@
+import Foundation
+import ModalProtocol
+import Reactive
+
+/// Links a subscription to its presentation, which is created later on the executor.
+/// Executor-confined (`@unchecked Sendable` for that reason).
+final class PresentationToken: @unchecked Sendable {
+    var presentation: Presentation?
+    var disposed = false
+}
+
+/// What a client's answer amounts to once accepted.
+enum AnswerDecision {
+    case success(ModalAnswer)
+    case failure(FailureCode, String?)
+}
+
+extension HostCore {
+    /// Presents a modal; the returned disposable dismisses it (`disposed`) if still pending.
+    /// Callable from any thread.
+    func present(
+        _ presenter: Presenter, _ description: ModalDescription, rules: [EnabledRule?], timeout: Duration?,
+        callbacks: PresentationCallbacks
+    ) -> any Disposable {
+        let token = PresentationToken()
+        queue.async { [self] in
+            guard !token.disposed else { return }
+            token.presentation = presentOnExecutor(presenter, description, rules, timeout, callbacks)
+        }
+        return Disposables.create { [self] in
+            queue.async {
+                token.disposed = true
+                guard let presentation = token.presentation, !presentation.finished else { return }
+                self.finish(presentation, answeredBy: nil, reason: .disposed)
+            }
+        }
+    }
+
+    private func presentOnExecutor(
+        _ presenter: Presenter, _ description: ModalDescription, _ rules: [EnabledRule?], _ timeout: Duration?,
+        _ callbacks: PresentationCallbacks
+    ) -> Presentation? {
+        guard !stopped else {
+            callbacks.failed(RemoteModalError.hostShutdown)
+            return nil
+        }
+        let candidates: [SessionState]
+        switch presenter.target {
+        case .session(let handle):
+            candidates = sessions[handle.id].map { [$0] } ?? []
+        case .group(let name):
+            candidates = sessions.values.filter { $0.client.group == name && !$0.connections.isEmpty }
+                .sorted { $0.id < $1.id }
+        }
+        guard !candidates.isEmpty else {
+            callbacks.failed(RemoteModalError.missingPresenter)
+            return nil
+        }
+        let targets = candidates.filter { $0.capabilities.contains(description.capability) }
+        guard !targets.isEmpty else {
+            callbacks.failed(RemoteModalError.unsupported)
+            return nil
+        }
+        guard targets.allSatisfy({ $0.pending.count < configuration.maxPendingModalsPerSession }) else {
+            callbacks.failed(RemoteModalError.tooManyPending)
+            return nil
+        }
+        let presentation = Presentation(
+            description: description, callbacks: callbacks, rules: rules, presentedAt: clock.now)
+        evaluateTextFieldRules(presentation)
+        // An action ruled by a host-side sequence stays disabled until the sequence speaks.
+        for (index, rule) in rules.enumerated() where index < presentation.actionStates.count {
+            if case .observable = rule { presentation.actionStates[index] = false }
+        }
+        for session in targets {
+            let modalID = session.allocateModalID()
+            presentation.targets.append((session, modalID))
+            session.addPending(modalID, presentation)
+            broadcast(session) { .present(seq: $0, id: modalID, modal: presentation.currentDescription) }
+            logger.info("session \(session.shortID): present \(modalID) (\(description.kind))")
+        }
+        metrics.update { $0.presented += 1 }
+        if let timeout {
+            presentation.timeout = clock.schedule(after: timeout) { [self] in
+                queue.async {
+                    guard !presentation.finished else { return }
+                    self.finish(presentation, answeredBy: nil, reason: .timeout)
+                    presentation.callbacks.failed(RemoteModalError.timeout)
+                }
+            }
+        }
+        for (index, rule) in rules.enumerated() {
+            guard case .observable(let enabled) = rule else { continue }
+            presentation.ruleSubscriptions.insert(
+                enabled.distinctUntilChanged().subscribe(onNext: { [self] value in
+                    queue.async { self.setActionState(presentation, index, value) }
+                }))
+        }
+        return presentation
+    }
+
+    private func evaluateTextFieldRules(_ presentation: Presentation) {
+        for (index, rule) in presentation.rules.enumerated() {
+            if case .textFields(let predicate) = rule, index < presentation.actionStates.count {
+                presentation.actionStates[index] = predicate(presentation.textFields)
+            }
+        }
+    }
+
+    private func setActionState(_ presentation: Presentation, _ index: Int, _ enabled: Bool) {
+        guard !presentation.finished, index < presentation.actionStates.count,
+            presentation.actionStates[index] != enabled
+        else { return }
+        presentation.actionStates[index] = enabled
+        sendUpdate(presentation)
+    }
+
+    private func sendUpdate(_ presentation: Presentation) {
+        for (session, modalID) in presentation.targets {
+            broadcast(session) { .update(seq: $0, id: modalID, actions: presentation.actionStates) }
+        }
+    }
+
+    /// Ends a presentation everywhere: `reason` for the answering session (or every
+    /// target), `superseded` for the other sessions of a group.
+    func finish(_ presentation: Presentation, answeredBy: SessionState?, reason: DismissReason) {
+        guard !presentation.finished else { return }
+        presentation.finished = true
+        presentation.timeout?.dispose()
+        presentation.ruleSubscriptions.dispose()
+        for (session, modalID) in presentation.targets {
+            session.removePending(modalID)
+            let sessionReason: DismissReason = answeredBy == nil || answeredBy === session ? reason : .superseded
+            broadcast(session) { .dismiss(seq: $0, id: modalID, reason: sessionReason) }
+            metrics.update { $0.dismissed[sessionReason, default: 0] += 1 }
+            logger.info("session \(session.shortID): dismiss \(modalID) (\(sessionReason.rawValue))")
+        }
+    }
+
+    /// Accepts the first answer for a pending modal; later ones are ignored silently.
+    func answer(
+        _ id: String, in session: SessionState, ref: String,
+        _ decide: (Presentation) throws(ProtocolError) -> AnswerDecision
+    ) -> ProtocolError? {
+        guard session.wasPresented(id) else {
+            return ProtocolError(.unknownModal, "modal '\(id)' was never presented here", ref: ref)
+        }
+        guard let presentation = session.pending[id] else { return nil }
+        let decision: AnswerDecision
+        do {
+            decision = try decide(presentation)
+        } catch {
+            return error
+        }
+        finish(presentation, answeredBy: session, reason: .resolved)
+        metrics.update { $0.resolved += 1 }
+        metrics.observeLatency(clock.now.timeIntervalSince(presentation.presentedAt))
+        switch decision {
+        case .success(let answer):
+            presentation.callbacks.answered(answer, session.handle)
+        case .failure(let code, let text):
+            presentation.callbacks.failed(RemoteModalError(code, text))
+        }
+        return nil
+    }
+
+    func input(_ id: String, _ textFields: [String], in session: SessionState) -> ProtocolError? {
+        guard session.wasPresented(id) else {
+            return ProtocolError(.unknownModal, "modal '\(id)' was never presented here", ref: "input")
+        }
+        guard let presentation = session.pending[id] else { return nil }
+        guard case .alert(_, _, let fields, _) = presentation.description else {
+            return ProtocolError(.badMessage, "modal '\(id)' has no text fields", ref: "input")
+        }
+        guard textFields.count == fields.count else {
+            return ProtocolError(.badMessage, "field 'textFields' must have \(fields.count) entries", ref: "input")
+        }
+        presentation.textFields = textFields
+        let before = presentation.actionStates
+        evaluateTextFieldRules(presentation)
+        if presentation.actionStates != before { sendUpdate(presentation) }
+        return nil
+    }
+}
+
+extension RemoteModalError {
+    /// The error for a client's `failure` code.
+    init(_ code: FailureCode, _ message: String?) {
+        switch code {
+        case .cancelled: self = .cancelled
+        case .unsupported: self = .unsupported
+        case .denied: self = .denied(message)
+        case .failed: self = .failed(message)
+        }
+    }
+}

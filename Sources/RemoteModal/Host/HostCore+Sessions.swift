@@ -1,0 +1,81 @@
+import Foundation
+import ModalProtocol
+import Reactive
+
+extension HostCore {
+    /// Keeps a session without connections for the retention period, then expires it.
+    func startRetention(_ session: SessionState) {
+        session.retentionTimer?.dispose()
+        session.retentionTimer = clock.schedule(after: .seconds(configuration.retentionSeconds)) { [self] in
+            queue.async {
+                guard session.alive, session.connections.isEmpty else { return }
+                self.expire(session)
+            }
+        }
+    }
+
+    /// Ends a session: its pending modals fail with `sessionExpired` (a group
+    /// presentation lives on while another session still shows it).
+    func expire(_ session: SessionState) {
+        session.alive = false
+        sessions[session.id] = nil
+        for modalID in session.pendingOrder {
+            guard let presentation = session.pending[modalID], !presentation.finished else { continue }
+            let others = presentation.targets.filter { $0.session !== session && $0.session.alive }
+            if others.isEmpty {
+                finish(presentation, answeredBy: nil, reason: .expired)
+                presentation.callbacks.failed(RemoteModalError.sessionExpired)
+            } else {
+                presentation.targets.removeAll { $0.session === session }
+                session.removePending(modalID)
+            }
+        }
+        metrics.update {
+            $0.sessions -= 1
+            $0.sessionsExpired += 1
+        }
+        logger.info("session \(session.shortID) expired")
+        session.handle.end()
+    }
+
+    /// Fails every pending modal with `hostShutdown`, tells clients (`dismiss`
+    /// `shutdown`), ends the sessions and closes every connection with 1001.
+    func shutdownOnExecutor() {
+        guard !stopped else { return }
+        stopped = true
+        for session in sessions.values.sorted(by: { $0.id < $1.id }) {
+            for modalID in session.pendingOrder {
+                guard let presentation = session.pending[modalID], !presentation.finished else { continue }
+                finish(presentation, answeredBy: nil, reason: .shutdown)
+                presentation.callbacks.failed(RemoteModalError.hostShutdown)
+            }
+            session.retentionTimer?.dispose()
+            session.alive = false
+        }
+        let ended = sessions.values.map(\.handle)
+        sessions = [:]
+        metrics.update { $0.sessions = 0 }
+        for handle in ended { handle.end() }
+        newSessions.onCompleted()
+    }
+
+    /// Replaces a session's controls list and sends it.
+    func setControls(_ sessionID: String, _ items: [ControlItem]) {
+        guard let session = sessions[sessionID], session.alive else { return }
+        guard session.controls != items else { return }
+        session.controls = items
+        broadcast(session) { .controls(seq: $0, items: items) }
+    }
+
+    /// Sends a status notice to a session.
+    func notify(_ sessionID: String, _ text: String, _ level: StatusLevel) {
+        guard let session = sessions[sessionID], session.alive else { return }
+        broadcast(session) { .status(seq: $0, level: level, text: text) }
+        logger.info("session \(session.shortID): status \(level.rawValue) '\(text)'")
+    }
+
+    /// The capabilities a session's latest hello advertised.
+    func capabilities(of sessionID: String) -> Set<String> {
+        sessions[sessionID]?.capabilities ?? []
+    }
+}

@@ -1,0 +1,270 @@
+import Dispatch
+import Foundation
+import Logging
+import ModalProtocol
+import Reactive
+import Synchronization
+import WebSocket
+
+/// The host's state machine: connections, sessions, presentations.
+///
+/// `@unchecked Sendable` invariant: every stored `var` is read and written only on
+/// `queue` (the host executor). Entry points from other threads hop onto it with
+/// `queue.async`; methods named `...OnExecutor` or called from them assume they are on it.
+final class HostCore: @unchecked Sendable {
+    let configuration: ModalHostConfiguration
+    let transport: any HostTransport
+    let clock: any SchedulerType
+    let queue: DispatchQueue
+    let logger: Logger
+    let metrics = HostMetrics()
+    let newSessions = PublishSubject<Session>()
+    private let routes = Mutex<[(prefix: String, route: HTTPRoute)]>([])
+
+    private let queueKey = DispatchSpecificKey<Bool>()
+    var connections: [ConnectionID: ConnectionState] = [:]
+    var sessions: [String: SessionState] = [:]
+    var stopped = false
+
+    init(
+        configuration: ModalHostConfiguration, transport: any HostTransport, clock: any SchedulerType,
+        queue: DispatchQueue, logger: Logger
+    ) {
+        self.configuration = configuration
+        self.transport = transport
+        self.clock = clock
+        self.queue = queue
+        self.logger = logger
+        queue.setSpecific(key: queueKey, value: true)
+    }
+
+    /// Runs `body` on the executor and waits for it; inline when already there.
+    func onExecutor<T>(_ body: () -> T) -> T {
+        DispatchQueue.getSpecific(key: queueKey) == true ? body() : queue.sync(execute: body)
+    }
+
+    // MARK: Transport events (any thread)
+
+    func start() throws {
+        try transport.start(
+            events: TransportEvents(
+                opened: { [self] id, info in queue.async { self.opened(id, info) } },
+                message: { [self] id, message in
+                    // Decoding is pure: do it on the transport's thread, then hop.
+                    let decoded: Result<ClientMessage, ProtocolError>
+                    switch message {
+                    case .text(let text):
+                        decoded = Result { () throws(ProtocolError) -> ClientMessage in try ClientMessage.decode(text) }
+                    case .binary:
+                        decoded = .failure(ProtocolError(.badMessage, "binary frames are not accepted"))
+                    }
+                    queue.async { self.received(id, decoded) }
+                },
+                closed: { [self] id, code, _ in queue.async { self.closed(id, code) } },
+                route: { [self] request in route(request) }))
+    }
+
+    func addRoute(prefix: String, _ route: @escaping HTTPRoute) {
+        routes.withLock { $0.append((prefix, route)) }
+    }
+
+    private func route(_ request: HTTPRequest) -> HTTPResponse? {
+        if request.path == "/metrics" {
+            var response = HTTPResponse.text(200, metrics.render(transport: transport.stats))
+            response.contentType = "text/plain; version=0.0.4; charset=utf-8"
+            return response
+        }
+        for (prefix, route) in routes.withLock({ $0 }) where request.path.hasPrefix(prefix) {
+            if let response = route(request) { return response }
+        }
+        return nil
+    }
+
+    // MARK: Connections (executor)
+
+    private func opened(_ id: ConnectionID, _ info: ConnectionInfo) {
+        guard !stopped else {
+            transport.close(id, code: .goingAway, reason: "host shutting down")
+            return
+        }
+        let connection = ConnectionState(
+            id: id, info: info,
+            bucket: TokenBucket(rate: configuration.messagesPerSecond, burst: configuration.messageBurst))
+        connection.helloTimer = clock.schedule(after: .seconds(configuration.helloTimeoutSeconds)) { [self] in
+            queue.async {
+                guard let connection = self.connections[id], case .awaitingHello = connection.phase else { return }
+                self.logger.info("connection \(id) from \(info.peerAddress): no hello in time, closing")
+                self.closeConnection(connection, code: .policyViolation, reason: "hello timeout")
+            }
+        }
+        connections[id] = connection
+        metrics.update { $0.connections += 1 }
+        logger.debug("connection \(id) opened from \(info.peerAddress)")
+    }
+
+    private func closed(_ id: ConnectionID, _ code: CloseCode) {
+        guard let connection = connections.removeValue(forKey: id) else { return }
+        connection.helloTimer?.dispose()
+        metrics.update { $0.connections -= 1 }
+        guard let session = connection.session else { return }
+        session.connections.removeAll { $0 == id }
+        logger.info("session \(session.shortID): connection \(id) closed (\(code))")
+        if session.connections.isEmpty, session.alive, !stopped { startRetention(session) }
+    }
+
+    func closeConnection(_ connection: ConnectionState, code: CloseCode, reason: String) {
+        connection.phase = .closing
+        connection.helloTimer?.dispose()
+        transport.close(connection.id, code: code, reason: reason)
+    }
+
+    // MARK: Messages (executor)
+
+    private func received(_ id: ConnectionID, _ decoded: Result<ClientMessage, ProtocolError>) {
+        guard let connection = connections[id] else { return }
+        if case .closing = connection.phase { return }
+        guard connection.bucket.take(now: clock.now.timeIntervalSince1970) else {
+            reject(
+                connection,
+                ProtocolError(.rateLimited, "more than \(Int(configuration.messagesPerSecond)) messages a second"))
+            return
+        }
+        let message: ClientMessage
+        switch decoded {
+        case .failure(let error):
+            reject(connection, error)
+            return
+        case .success(let value):
+            message = value
+        }
+        let outcome: ProtocolError?
+        switch (connection.phase, message) {
+        case (.awaitingHello, .hello(let hello)):
+            outcome = acceptHello(connection, hello)
+        case (.awaitingHello, _):
+            outcome = ProtocolError(.helloRequired, "send hello first", ref: message.type)
+        case (.joined, .hello):
+            outcome = ProtocolError(.badMessage, "hello was already received", ref: "hello")
+        case (.joined(let session), _):
+            outcome = handle(message, from: connection, in: session)
+        case (.closing, _):
+            outcome = nil
+        }
+        if let outcome {
+            reject(connection, outcome)
+        } else {
+            connection.consecutiveErrors = 0
+        }
+    }
+
+    /// Answers with `error`; the connection closes with 1008 after too many in a row.
+    func reject(_ connection: ConnectionState, _ error: ProtocolError) {
+        metrics.update { $0.errors[error.code, default: 0] += 1 }
+        connection.consecutiveErrors += 1
+        let seq = connection.session?.takeSeq()
+        transport.send(HostMessage.error(seq: seq, error).encode(), to: connection.id)
+        logger.debug("connection \(connection.id): \(error)")
+        if connection.consecutiveErrors >= configuration.maxConsecutiveErrors {
+            logger.info("connection \(connection.id): \(connection.consecutiveErrors) errors in a row, closing")
+            closeConnection(connection, code: .policyViolation, reason: "too many errors")
+        }
+    }
+
+    private func acceptHello(_ connection: ConnectionState, _ hello: Hello) -> ProtocolError? {
+        guard hello.protocolVersion == 1 else {
+            let error = ProtocolError(.unsupportedProtocol, "this host speaks protocol 1", ref: "hello")
+            metrics.update { $0.errors[error.code, default: 0] += 1 }
+            transport.send(HostMessage.error(seq: nil, error).encode(), to: connection.id)
+            closeConnection(connection, code: .policyViolation, reason: "unsupported protocol")
+            return nil
+        }
+        if let expected = configuration.accessToken {
+            guard let token = hello.token, Secrets.constantTimeEquals(token, expected) else {
+                logger.info("connection \(connection.id) from \(connection.info.peerAddress): unauthorized")
+                closeConnection(connection, code: .policyViolation, reason: "unauthorized")
+                return nil
+            }
+        }
+        connection.helloTimer?.dispose()
+        connection.helloTimer = nil
+        if let resumeID = hello.resumeSession, let session = sessions[resumeID], session.alive {
+            session.retentionTimer?.dispose()
+            session.retentionTimer = nil
+            session.client = hello.client
+            session.capabilities = Set(hello.capabilities)
+            session.connections.append(connection.id)
+            connection.phase = .joined(session)
+            metrics.update { $0.sessionsResumed += 1 }
+            logger.info(
+                "session \(session.shortID) resumed by \(hello.client.kind) '\(hello.client.name)' on \(connection.id)")
+            transport.send(
+                HostMessage.welcome(session: session.id, resumed: true, retentionSeconds: retentionSeconds).encode(),
+                to: connection.id)
+            transport.send(
+                HostMessage.controls(seq: session.takeSeq(), items: session.controls).encode(), to: connection.id)
+            for modalID in session.pendingOrder {
+                guard let presentation = session.pending[modalID] else { continue }
+                let present = HostMessage.present(
+                    seq: session.takeSeq(), id: modalID, modal: presentation.currentDescription)
+                transport.send(present.encode(), to: connection.id)
+            }
+            return nil
+        }
+        let id = Secrets.sessionID()
+        let handle = Session(id: id, client: hello.client, core: self)
+        let session = SessionState(id: id, client: hello.client, capabilities: Set(hello.capabilities), handle: handle)
+        session.connections = [connection.id]
+        sessions[id] = session
+        connection.phase = .joined(session)
+        metrics.update {
+            $0.sessions += 1
+            $0.sessionsCreated += 1
+        }
+        logger.info(
+            "session \(session.shortID) created for \(hello.client.kind) '\(hello.client.name)'"
+                + (hello.client.group.map { " in group '\($0)'" } ?? "") + " on \(connection.id)")
+        transport.send(
+            HostMessage.welcome(session: id, resumed: false, retentionSeconds: retentionSeconds).encode(),
+            to: connection.id)
+        newSessions.onNext(handle)
+        return nil
+    }
+
+    var retentionSeconds: Int { Int(configuration.retentionSeconds.rounded()) }
+
+    private func handle(_ message: ClientMessage, from connection: ConnectionState, in session: SessionState)
+        -> ProtocolError?
+    {
+        switch message {
+        case .hello:
+            return nil
+        case .result(let id, let value):
+            return answer(id, in: session, ref: "result") { presentation throws(ProtocolError) in
+                .success(
+                    try presentation.description.validateResult(value, enabled: presentation.actionStates))
+            }
+        case .failure(let id, let code, let text):
+            return answer(id, in: session, ref: "failure") { _ in .failure(code, text) }
+        case .input(let id, let textFields):
+            return input(id, textFields, in: session)
+        case .upload(let chunk):
+            guard session.wasPresented(chunk.id) else {
+                return ProtocolError(.unknownModal, "modal '\(chunk.id)' was never presented here", ref: "upload")
+            }
+            guard let presentation = session.pending[chunk.id] else { return nil }
+            return ProtocolError(
+                .uploadInvalid, "a \(presentation.description.kind) modal takes no uploads", ref: "upload")
+        case .event(let control):
+            session.handle.tapped(control)
+            return nil
+        }
+    }
+
+    // MARK: Sending (executor)
+
+    /// Sends a message to every connection of a session, with the next `seq`.
+    func broadcast(_ session: SessionState, _ build: (Int) -> HostMessage) {
+        let text = build(session.takeSeq()).encode()
+        for connection in session.connections { transport.send(text, to: connection) }
+    }
+}

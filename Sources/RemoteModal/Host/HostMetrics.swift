@@ -1,0 +1,87 @@
+import ModalProtocol
+import Synchronization
+import WebSocket
+
+/// Counters and the latency histogram behind `/metrics`. Updated by the host executor,
+/// read from the transport's thread; all behind one mutex.
+final class HostMetrics: Sendable {
+    struct Counters {
+        var sessions = 0
+        var sessionsCreated = 0
+        var sessionsResumed = 0
+        var sessionsExpired = 0
+        var connections = 0
+        var presented = 0
+        var resolved = 0
+        var dismissed: [DismissReason: Int] = [:]
+        var errors: [ErrorCode: Int] = [:]
+        var latencyBuckets: [Int]
+        var latencySum = 0.0
+        var latencyCount = 0
+    }
+
+    /// Upper bounds of the present-to-answer latency buckets, in seconds.
+    static let bucketBounds: [Double] = [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 300]
+
+    private let counters = Mutex(Counters(latencyBuckets: Array(repeating: 0, count: bucketBounds.count)))
+
+    func update(_ body: (inout Counters) -> Void) { counters.withLock { body(&$0) } }
+
+    func observeLatency(_ seconds: Double) {
+        counters.withLock { counters in
+            for (index, bound) in Self.bucketBounds.enumerated() where seconds <= bound {
+                counters.latencyBuckets[index] += 1
+            }
+            counters.latencySum += seconds
+            counters.latencyCount += 1
+        }
+    }
+
+    var snapshot: Counters { counters.withLock { $0 } }
+
+    /// Prometheus text exposition format, version 0.0.4.
+    func render(transport: TransportStats) -> String {
+        let counters = snapshot
+        var lines: [String] = []
+        func metric(_ name: String, _ type: String, _ help: String, _ samples: [(String, String)]) {
+            lines.append("# HELP \(name) \(help)")
+            lines.append("# TYPE \(name) \(type)")
+            for (labels, value) in samples { lines.append("\(name)\(labels) \(value)") }
+        }
+        metric(
+            "remote_modal_connections", "gauge", "WebSocket connections open now.",
+            [("", "\(transport.openConnections)")])
+        metric(
+            "remote_modal_connections_accepted_total", "counter", "WebSocket connections accepted.",
+            [("", "\(transport.acceptedConnections)")])
+        metric(
+            "remote_modal_upgrades_refused_total", "counter", "Upgrades refused (origin, subprotocol, limit).",
+            [("", "\(transport.refusedUpgrades)")])
+        metric("remote_modal_sessions", "gauge", "Sessions alive now.", [("", "\(counters.sessions)")])
+        metric(
+            "remote_modal_sessions_total", "counter", "Sessions by how they began or ended.",
+            [
+                ("{event=\"created\"}", "\(counters.sessionsCreated)"),
+                ("{event=\"resumed\"}", "\(counters.sessionsResumed)"),
+                ("{event=\"expired\"}", "\(counters.sessionsExpired)"),
+            ])
+        metric("remote_modal_modals_presented_total", "counter", "Modals presented.", [("", "\(counters.presented)")])
+        metric("remote_modal_modals_resolved_total", "counter", "Modals answered.", [("", "\(counters.resolved)")])
+        metric(
+            "remote_modal_modals_dismissed_total", "counter", "Modals dismissed, by reason.",
+            DismissReason.allCases.map { ("{reason=\"\($0.rawValue)\"}", "\(counters.dismissed[$0] ?? 0)") })
+        metric(
+            "remote_modal_errors_total", "counter", "Protocol errors sent, by code.",
+            ErrorCode.all.map { ("{code=\"\($0.rawValue)\"}", "\(counters.errors[$0] ?? 0)") })
+        var histogram: [(String, String)] = zip(Self.bucketBounds, counters.latencyBuckets).map { bound, count in
+            ("_bucket{le=\"\(bound)\"}", "\(count)")
+        }
+        histogram.append(("_bucket{le=\"+Inf\"}", "\(counters.latencyCount)"))
+        histogram.append(("_sum", "\(counters.latencySum)"))
+        histogram.append(("_count", "\(counters.latencyCount)"))
+        lines.append("# HELP remote_modal_answer_seconds Time from present to accepted answer.")
+        lines.append("# TYPE remote_modal_answer_seconds histogram")
+        for (suffix, value) in histogram { lines.append("remote_modal_answer_seconds\(suffix) \(value)") }
+        return lines.joined(separator: "\n") + "\n"
+    }
+}

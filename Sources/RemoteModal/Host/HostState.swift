@@ -1,0 +1,151 @@
+import Foundation
+import ModalProtocol
+import Reactive
+import WebSocket
+
+/// The host's view of one connection. Executor-confined: `@unchecked Sendable` only so
+/// closures that hop onto the executor can carry it.
+final class ConnectionState: @unchecked Sendable {
+    enum Phase {
+        case awaitingHello
+        case joined(SessionState)
+        case closing
+    }
+
+    let id: ConnectionID
+    let info: ConnectionInfo
+    var phase: Phase = .awaitingHello
+    var consecutiveErrors = 0
+    var bucket: TokenBucket
+    var helloTimer: (any Disposable)?
+
+    init(id: ConnectionID, info: ConnectionInfo, bucket: TokenBucket) {
+        self.id = id
+        self.info = info
+        self.bucket = bucket
+    }
+
+    var session: SessionState? {
+        if case .joined(let session) = phase { return session }
+        return nil
+    }
+}
+
+/// The host's view of one session. Executor-confined: `@unchecked Sendable` only so
+/// closures that hop onto the executor can carry it.
+final class SessionState: @unchecked Sendable {
+    let id: String
+    var client: ClientDescription
+    var capabilities: Set<String>
+    var connections: [ConnectionID] = []
+    var nextSeq = 1
+    var nextModalNumber = 1
+    /// Pending modal ids in the order they were first presented.
+    var pendingOrder: [String] = []
+    var pending: [String: Presentation] = [:]
+    var controls: [ControlItem] = []
+    var retentionTimer: (any Disposable)?
+    var alive = true
+    let handle: Session
+
+    init(id: String, client: ClientDescription, capabilities: Set<String>, handle: Session) {
+        self.id = id
+        self.client = client
+        self.capabilities = capabilities
+        self.handle = handle
+    }
+
+    /// Short form of the id for logs (never the whole secret).
+    var shortID: String { String(id.prefix(6)) + "…" }
+
+    func takeSeq() -> Int {
+        defer { nextSeq += 1 }
+        return nextSeq
+    }
+
+    func allocateModalID() -> String {
+        defer { nextModalNumber += 1 }
+        return "m\(nextModalNumber)"
+    }
+
+    /// Whether an id was ever handed out in this session.
+    func wasPresented(_ id: String) -> Bool {
+        guard id.hasPrefix("m"), let number = Int(id.dropFirst()) else { return false }
+        return number >= 1 && number < nextModalNumber
+    }
+
+    func addPending(_ modalID: String, _ presentation: Presentation) {
+        pending[modalID] = presentation
+        pendingOrder.append(modalID)
+    }
+
+    func removePending(_ modalID: String) {
+        pending[modalID] = nil
+        pendingOrder.removeAll { $0 == modalID }
+    }
+}
+
+/// What the API layer wants to hear about a presentation. Called on the host executor.
+struct PresentationCallbacks: Sendable {
+    /// The accepted answer and the session that gave it.
+    var answered: @Sendable (ModalAnswer, Session) -> Void
+    /// The presentation failed (client failure, expiry, shutdown, timeout, refusal).
+    var failed: @Sendable (any Error) -> Void
+}
+
+/// How an action's enabled state is decided while the modal is shown.
+enum EnabledRule: Sendable {
+    /// A rule over the live text field values.
+    case textFields(@Sendable ([String]) -> Bool)
+    /// A host-side observable.
+    case observable(Observable<Bool>)
+}
+
+/// One modal being shown: on one session, or on every session of a group.
+/// Executor-confined: `@unchecked Sendable` only so closures that hop onto the executor
+/// can carry it.
+final class Presentation: @unchecked Sendable {
+    let description: ModalDescription
+    let callbacks: PresentationCallbacks
+    let rules: [EnabledRule?]
+    var targets: [(session: SessionState, modalID: String)] = []
+    var actionStates: [Bool]
+    var textFields: [String]
+    var finished = false
+    var timeout: (any Disposable)?
+    var ruleSubscriptions = CompositeDisposable()
+    let presentedAt: Date
+
+    init(description: ModalDescription, callbacks: PresentationCallbacks, rules: [EnabledRule?], presentedAt: Date) {
+        self.description = description
+        self.callbacks = callbacks
+        self.rules = rules
+        self.actionStates = description.actions?.map(\.enabled) ?? []
+        if case .alert(_, _, let fields, _) = description {
+            textFields = fields.map { $0.text ?? "" }
+        } else {
+            textFields = []
+        }
+        self.presentedAt = presentedAt
+    }
+
+    /// The description with the current action states, as a resume re-presents it.
+    var currentDescription: ModalDescription {
+        switch description {
+        case .alert(let title, let message, let fields, let actions):
+            return .alert(title: title, message: message, textFields: fields, actions: applyStates(actions))
+        case .actionSheet(let title, let message, let source, let actions):
+            return .actionSheet(title: title, message: message, source: source, actions: applyStates(actions))
+        default:
+            return description
+        }
+    }
+
+    private func applyStates(_ actions: [ActionSpec]) -> [ActionSpec] {
+        zip(actions, actionStates).map { action, enabled in
+            var action = action
+            action.enabled = enabled
+            return action
+        }
+    }
+}

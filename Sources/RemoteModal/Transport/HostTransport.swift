@@ -1,0 +1,60 @@
+import WebSocket
+
+/// What the transport reports to the host. The closures may run on any one thread, in
+/// order per connection; the host hops onto its own executor.
+public struct TransportEvents: Sendable {
+    /// A connection opened.
+    public var opened: @Sendable (ConnectionID, ConnectionInfo) -> Void
+    /// A complete message arrived.
+    public var message: @Sendable (ConnectionID, WebSocketMessage) -> Void
+    /// A connection closed.
+    public var closed: @Sendable (ConnectionID, CloseCode, String) -> Void
+    /// An HTTP request for a dynamic route.
+    public var route: HTTPRoute
+
+    /// Creates the event handlers.
+    /// - Parameters:
+    ///   - opened: Connection opened.
+    ///   - message: Message received.
+    ///   - closed: Connection closed.
+    ///   - route: Dynamic HTTP routes.
+    public init(
+        opened: @escaping @Sendable (ConnectionID, ConnectionInfo) -> Void,
+        message: @escaping @Sendable (ConnectionID, WebSocketMessage) -> Void,
+        closed: @escaping @Sendable (ConnectionID, CloseCode, String) -> Void,
+        route: @escaping HTTPRoute
+    ) {
+        self.opened = opened
+        self.message = message
+        self.closed = closed
+        self.route = route
+    }
+}
+
+/// The seam between the host and the wire: the real WebSocket server, or an in-memory
+/// transport in tests.
+public protocol HostTransport: Sendable {
+    /// Starts delivering events.
+    /// - Parameter events: Where events go.
+    /// - Throws: When the transport cannot start (port taken, bad certificate).
+    func start(events: TransportEvents) throws
+
+    /// Sends a text frame.
+    /// - Parameters:
+    ///   - text: The frame.
+    ///   - connection: The connection.
+    func send(_ text: String, to connection: ConnectionID)
+
+    /// Closes a connection after what was already queued.
+    /// - Parameters:
+    ///   - connection: The connection.
+    ///   - code: The close code.
+    ///   - reason: The reason.
+    func close(_ connection: ConnectionID, code: CloseCode, reason: String)
+
+    /// Closes every connection with 1001 and stops.
+    func stop()
+
+    /// Transport counters for `/metrics`.
+    var stats: TransportStats { get }
+}

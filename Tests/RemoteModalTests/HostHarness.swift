@@ -1,0 +1,83 @@
+import Logging
+import ModalProtocol
+import Reactive
+import ReactiveTestSupport
+import RemoteModal
+import RemoteModalTestSupport
+import Synchronization
+
+/// A host on an in-memory transport with a virtual clock.
+final class HostHarness: Sendable {
+    let transport = InMemoryTransport()
+    let clock = TestScheduler()
+    let host: ModalHost
+    private let known = SessionRegistry()
+    private let subscription: any Disposable
+
+    init(_ configure: (inout ModalHostConfiguration) -> Void = { _ in }) {
+        var configuration = ModalHostConfiguration()
+        configure(&configuration)
+        host = ModalHost(
+            configuration: configuration, transport: transport, clock: clock,
+            logger: Logger(label: "test-host", settings: LoggerSettings(level: .error)))
+        subscription = host.sessions.subscribe(onNext: { [known] session in known.add(session) })
+        try! host.start()
+    }
+
+    deinit { subscription.dispose() }
+
+    /// Connects a client and says hello.
+    func connect(
+        name: String = "test", group: String? = nil, capabilities: [String] = ["alert", "actionSheet"],
+        resume: String? = nil
+    ) -> TestClient {
+        let client = transport.connect()
+        client.hello(name: name, group: group, capabilities: capabilities, resume: resume)
+        settle()
+        return client
+    }
+
+    func session(of client: TestClient) -> Session {
+        known.session(client.session!)!
+    }
+
+    func settle() { host.barrier() }
+
+    func advance(seconds: Int) {
+        clock.advanceTo(clock.clock + seconds)
+        settle()
+    }
+}
+
+/// Records what a subscribed sequence did.
+final class Outcome<Element: Sendable>: Sendable {
+    private let state = Mutex<(elements: [Element], error: (any Error)?, completed: Bool)>(([], nil, false))
+
+    func observer() -> AnyObserver<Element> {
+        AnyObserver { event in
+            self.state.withLock { state in
+                switch event {
+                case .next(let element): state.elements.append(element)
+                case .error(let error): state.error = error
+                case .completed: state.completed = true
+                }
+            }
+        }
+    }
+
+    var elements: [Element] { state.withLock { $0.elements } }
+    var error: RemoteModalError? { state.withLock { $0.error as? RemoteModalError } }
+    var completed: Bool { state.withLock { $0.completed } }
+    var finished: Bool { state.withLock { $0.completed || $0.error != nil } }
+}
+
+func alertResult(_ id: String, action: Int, textFields: [String] = []) -> ClientMessage {
+    .result(id: id, value: ["action": .number(Double(action)), "textFields": .array(textFields.map { .string($0) })])
+}
+
+/// The sessions a host created, by id.
+final class SessionRegistry: Sendable {
+    private let sessions = Mutex<[String: Session]>([:])
+    func add(_ session: Session) { sessions.withLock { $0[session.id] = session } }
+    func session(_ id: String) -> Session? { sessions.withLock { $0[id] } }
+}
