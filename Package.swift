@@ -33,8 +33,12 @@ let package = Package(
         .target(
             name: "RemoteModal", dependencies: ["Reactive", "ModalProtocol", "WebSocket", "Logging"],
             swiftSettings: strict),
+        .target(
+            name: "DemoHost",
+            dependencies: ["RemoteModal", "Reactive", "ModalProtocol", "Flags", "Logging", "WebSocket"],
+            swiftSettings: strict),
         .executableTarget(
-            name: "ModalHost", dependencies: ["WebSocket", "Logging", "Flags"], swiftSettings: strict),
+            name: "ModalHost", dependencies: ["DemoHost", "RemoteModal", "WebSocket", "Logging"], swiftSettings: strict),
         .target(name: "CAllocationCounter"),
         .executableTarget(
             name: "ReactiveBench", dependencies: ["Reactive", "CAllocationCounter"], swiftSettings: strict),

@@ -13,7 +13,8 @@ public indirect enum JSONValue: Sendable, Equatable, Hashable {
     /// An object, keys in order of appearance.
     case object([(String, JSONValue)])
 
-    /// Compares structurally; objects compare by key set and values, not key order.
+    /// Compares structurally; objects compare by key set and values, not key order, and
+    /// a duplicated key counts with its last value (as the subscript reads it).
     public static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
         switch (lhs, rhs) {
         case (.null, .null): return true
@@ -22,9 +23,7 @@ public indirect enum JSONValue: Sendable, Equatable, Hashable {
         case (.string(let l), .string(let r)): return l == r
         case (.array(let l), .array(let r)): return l == r
         case (.object(let l), .object(let r)):
-            guard l.count == r.count else { return false }
-            let right = Dictionary(r, uniquingKeysWith: { $1 })
-            return l.allSatisfy { key, value in right[key] == value }
+            return Dictionary(l, uniquingKeysWith: { $1 }) == Dictionary(r, uniquingKeysWith: { $1 })
         default: return false
         }
     }
@@ -38,8 +37,9 @@ public indirect enum JSONValue: Sendable, Equatable, Hashable {
         case .string(let value): hasher.combine(value)
         case .array(let values): hasher.combine(values)
         case .object(let pairs):
-            hasher.combine(pairs.count)
-            for (key, _) in pairs.sorted(by: { $0.0 < $1.0 }) { hasher.combine(key) }
+            let keys = Set(pairs.map(\.0))
+            hasher.combine(keys.count)
+            for key in keys.sorted() { hasher.combine(key) }
         }
     }
 

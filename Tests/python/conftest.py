@@ -52,3 +52,10 @@ def echo_host():
     host = Host("--echo", "--max-message-bytes", "100000")
     yield host
     host.stop()
+
+
+@pytest.fixture
+def demo_host():
+    host = Host("--retention", "5")
+    yield host
+    host.stop()

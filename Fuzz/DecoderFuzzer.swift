@@ -1,0 +1,29 @@
+// libFuzzer target: the protocol decoder must turn any bytes into a message or a
+// ProtocolError, never trap. Built by scripts/fuzz with the ModalProtocol sources.
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzDecoder(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    let bytes = UnsafeBufferPointer(start: data, count: size)
+    let text = String(decoding: bytes, as: UTF8.self)
+    if let message = try? ClientMessage.decode(text) {
+        // A decoded message must survive its own encoding.
+        guard (try? ClientMessage.decode(message.encode())) == message else { fatalError("round trip changed \(text)") }
+        if case .result(_, let value) = message {
+            for modal in fuzzModals { _ = try? modal.validateResult(value) }
+        }
+    }
+    _ = try? HostMessage.decode(text)
+    return 0
+}
+
+private let fuzzModals: [ModalDescription] = [
+    .alert(
+        title: "t", message: nil, textFields: [TextFieldSpec(kind: .email), TextFieldSpec(kind: .password)],
+        actions: [ActionSpec(title: "a"), ActionSpec(title: "b", enabled: false)]),
+    .actionSheet(title: nil, message: nil, source: nil, actions: [ActionSpec(title: "a")]),
+    .webAuthentication(url: "https://x", callbackURL: nil, callbackURLScheme: "app"),
+    .mailComposer(to: [], cc: [], bcc: [], subject: "", body: "", isHTML: false),
+    .messageComposer(recipients: [], subject: nil, body: ""),
+    .photoPicker(selectionLimit: 3, filter: ["image"], maxBytes: 1_000),
+    .mediaPicker(types: ["audio"], allowsMultiple: false, maxBytes: 1_000),
+]

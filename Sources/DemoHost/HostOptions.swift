@@ -1,0 +1,91 @@
+import Flags
+import Foundation
+import Logging
+import RemoteModal
+import WebSocket
+
+/// Everything `modal-host` can be told, from flags or `MODAL_HOST_*` variables.
+public struct HostOptions: Sendable {
+    /// The transport configuration.
+    public var server = WebSocketServerConfiguration()
+    /// The host configuration.
+    public var host = ModalHostConfiguration()
+    /// Echo mode instead of the demo flows.
+    public var echo = false
+    /// The log level.
+    public var logLevel: LogLevel = .info
+    /// The OpenID Connect issuer for the `login` flow, if any.
+    public var oidcIssuer: String?
+    /// The OpenID Connect client id.
+    public var oidcClientID: String?
+
+    /// The flags `modal-host` accepts.
+    public static let parser = FlagParser(
+        [
+            FlagSpec("host", value: "ADDRESS", help: "address to bind (default 127.0.0.1)"),
+            FlagSpec("port", value: "N", help: "TCP port (default 8080; 0 picks a free one)"),
+            FlagSpec("web-root", value: "PATH", help: "folder served at / (default ./web)"),
+            FlagSpec("tls-cert", value: "PATH", help: "PEM certificate for https and wss"),
+            FlagSpec("tls-key", value: "PATH", help: "PEM private key for https and wss"),
+            FlagSpec("token", value: "TOKEN", help: "access token every client must send in hello"),
+            FlagSpec(
+                "allowed-origin", value: "ORIGIN", help: "extra browser origin allowed to connect", repeatable: true),
+            FlagSpec("retention", value: "SECONDS", help: "how long a session outlives its connection (default 60)"),
+            FlagSpec("max-message-bytes", value: "N", help: "largest accepted message (default 65536)"),
+            FlagSpec("log-level", value: "LEVEL", help: "trace, debug, info, warning or error (default info)"),
+            FlagSpec("oidc-issuer", value: "URL", help: "OpenID Connect issuer for the login flow"),
+            FlagSpec("oidc-client-id", value: "ID", help: "OpenID Connect client id for the login flow"),
+            FlagSpec("echo", help: "echo every message back (conformance suites and benchmarks)"),
+        ], environmentPrefix: "MODAL_HOST")
+
+    /// Creates the defaults.
+    public init() {}
+
+    /// Parses the command line.
+    /// - Parameters:
+    ///   - arguments: The arguments without the program name.
+    ///   - environment: The environment, for `MODAL_HOST_*` defaults.
+    /// - Returns: The options, or `nil` when `--help` was asked for.
+    /// - Throws: `FlagError` with a message for the person who typed it.
+    public static func parse(_ arguments: [String], environment: [String: String]) throws -> HostOptions? {
+        let flags = try parser.parse(arguments, environment: environment)
+        if flags.has("help") { return nil }
+        var options = HostOptions()
+        options.server.host = flags.string("host") ?? options.server.host
+        options.server.port = try flags.int("port", in: 0...65_535) ?? options.server.port
+        options.server.webRoot = flags.string("web-root") ?? "web"
+        options.server.maxMessageBytes = try flags.int("max-message-bytes", in: 1_024...(64 << 20)) ?? 65_536
+        options.server.allowedOrigins = flags.strings("allowed-origin")
+        switch (flags.string("tls-cert"), flags.string("tls-key")) {
+        case (let cert?, let key?):
+            options.server.tls = TLSConfiguration(certificatePath: cert, privateKeyPath: key)
+        case (nil, nil):
+            break
+        default:
+            throw FlagError.invalidValue(flag: "tls-cert", value: "", expected: "given together with --tls-key")
+        }
+        options.host.accessToken = flags.string("token")
+        options.host.retentionSeconds = try flags.seconds("retention") ?? 60
+        if let name = flags.string("log-level") {
+            guard let level = LogLevel(name: name) else {
+                throw FlagError.invalidValue(flag: "log-level", value: name, expected: "a log level")
+            }
+            options.logLevel = level
+        }
+        options.oidcIssuer = flags.string("oidc-issuer")
+        options.oidcClientID = flags.string("oidc-client-id")
+        if options.oidcIssuer != nil, options.oidcClientID == nil {
+            throw FlagError.invalidValue(
+                flag: "oidc-issuer", value: "", expected: "given together with --oidc-client-id")
+        }
+        options.echo = flags.has("echo")
+        return options
+    }
+
+    /// The URL clients use to reach this host (for callback URLs).
+    public var publicBaseURL: String {
+        let scheme = server.tls == nil ? "http" : "https"
+        let address = server.host == "0.0.0.0" ? "127.0.0.1" : server.host
+        return "\(scheme)://\(address):\(server.port)"
+    }
+}

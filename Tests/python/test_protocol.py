@@ -1,0 +1,171 @@
+"""PROTOCOL.md spoken by an independent client over a real socket against modal-host.
+
+Run alone with: .venv/bin/python -m pytest -q Tests/python/test_protocol.py
+"""
+import asyncio
+import json
+
+import pytest
+import websockets
+
+from protocol_client import ProtocolClient
+
+
+def run(coroutine):
+    return asyncio.run(asyncio.wait_for(coroutine, 60))
+
+
+def test_hello_welcome_and_controls(demo_host):
+    async def scenario():
+        client = await ProtocolClient.open(demo_host.url)
+        assert client.welcome["protocol"] == 1 and client.welcome["resumed"] is False
+        assert client.welcome["retentionSeconds"] == 5
+        assert len(client.session) == 22
+        controls = await client.expect("controls")
+        ids = [item["id"] for item in controls["items"]]
+        assert "signIn" in ids and "country" in ids
+        await client.close()
+    run(scenario())
+
+
+def test_sign_in_flow_with_live_updates(demo_host):
+    async def scenario():
+        client = await ProtocolClient.open(demo_host.url)
+        await client.expect("controls")
+        await client.tap("signIn")
+        present = await client.expect("present")
+        modal = present["modal"]
+        assert modal["kind"] == "alert" and modal["title"] == "Sign in"
+        assert [f["kind"] for f in modal["textFields"]] == ["email", "password"]
+        assert [f["placeholder"] for f in modal["textFields"]] == ["e-mail", "password"]
+        assert [(a["title"], a["style"], a["enabled"]) for a in modal["actions"]] == [
+            ("Cancel", "cancel", True), ("Sign In", "default", False)]
+        # The busy state may come before or after the present.
+        busy = [m for m in client.inbox if m["type"] == "controls"][-1]
+        if next(i for i in busy["items"] if i["id"] == "signIn")["busy"] is False:
+            busy = await client.expect("controls")
+        sign_in = next(i for i in busy["items"] if i["id"] == "signIn")
+        assert sign_in["busy"] is True and sign_in["enabled"] is False
+        # Answering with the disabled action is refused; the modal stays.
+        await client.send({"type": "result", "id": present["id"], "value": {"action": 1, "textFields": ["ann@example.com", "pw"]}})
+        error = await client.expect("error")
+        assert error["code"] == "bad_message"
+        await client.send({"type": "input", "id": present["id"], "textFields": ["ann@example.com", "pw"]})
+        update = await client.expect("update", id=present["id"])
+        assert update["actions"] == [{"enabled": True}, {"enabled": True}]
+        await client.send({"type": "result", "id": present["id"], "value": {"action": 1, "textFields": ["ann@example.com", "pw"]}})
+        dismiss = await client.expect("dismiss", id=present["id"])
+        assert dismiss["reason"] == "resolved"
+        status = await client.expect("status")
+        assert status == {"type": "status", "seq": status["seq"], "level": "success", "text": "Signed in as ann@example.com"}
+        await client.close()
+    run(scenario())
+
+
+def test_country_flow_and_cancel(demo_host):
+    async def scenario():
+        client = await ProtocolClient.open(demo_host.url)
+        await client.tap("country")
+        present = await client.expect("present")
+        assert present["modal"]["kind"] == "actionSheet"
+        assert present["modal"]["source"] == "country"
+        assert [a["title"] for a in present["modal"]["actions"]] == ["France", "Japan", "Brazil", "Cancel"]
+        await client.send({"type": "result", "id": present["id"], "value": {"action": 1}})
+        assert (await client.expect("status"))["text"] == "Country: Japan"
+        await client.tap("country")
+        present = await client.expect("present")
+        await client.send({"type": "result", "id": present["id"], "value": {"action": 3}})
+        assert (await client.expect("status"))["text"] == "Country: none"
+        await client.close()
+    run(scenario())
+
+
+def test_resume_after_dropped_connection_and_duplicate_answers(demo_host):
+    async def scenario():
+        client = await ProtocolClient.open(demo_host.url)
+        await client.tap("signIn")
+        present = await client.expect("present")
+        client.ws.transport.abort()  # a dropped connection: no close frame
+        await asyncio.sleep(0.2)
+        again = await ProtocolClient.open(demo_host.url, resume=client.session)
+        assert again.welcome["resumed"] is True and again.session == client.session
+        controls = await again.expect("controls")
+        assert next(i for i in controls["items"] if i["id"] == "signIn")["busy"] is True
+        represent = await again.expect("present")
+        assert represent["id"] == present["id"] and represent["modal"]["title"] == "Sign in"
+        answer = {"type": "result", "id": present["id"], "value": {"action": 0, "textFields": ["", ""]}}
+        await again.send(answer)
+        await again.send(answer)
+        dismiss = await again.expect("dismiss")
+        assert dismiss["reason"] == "resolved"
+        status = await again.expect("status")
+        assert status["text"] == "Sign in cancelled"
+        # The duplicate produced nothing: no error, no second status.
+        with pytest.raises(asyncio.TimeoutError):
+            await again.expect("status", timeout=0.5)
+        assert not [m for m in again.inbox if m["type"] == "error"]
+        await again.close()
+    run(scenario())
+
+
+def test_answer_to_another_sessions_modal_is_unknown(demo_host):
+    async def scenario():
+        owner = await ProtocolClient.open(demo_host.url, name="owner")
+        intruder = await ProtocolClient.open(demo_host.url, name="intruder")
+        await owner.tap("signIn")
+        present = await owner.expect("present")
+        await intruder.send({"type": "result", "id": present["id"], "value": {"action": 0, "textFields": ["", ""]}})
+        error = await intruder.expect("error")
+        assert error["code"] == "unknown_modal"
+        await owner.send({"type": "result", "id": present["id"], "value": {"action": 0, "textFields": ["", ""]}})
+        assert (await owner.expect("status"))["text"] == "Sign in cancelled"
+        await owner.close()
+        await intruder.close()
+    run(scenario())
+
+
+@pytest.mark.parametrize("raw,code", [
+    ("not json", "bad_json"),
+    ('{"type": 5}', "bad_message"),
+    ('{"type": "result", "value": {}}', "bad_message"),
+    ('{"type": "warp"}', "unknown_type"),
+    ('{"type": "result", "id": "m999", "value": {"action": 0}}', "unknown_modal"),
+    ('[' * 100 + ']' * 100, "bad_json"),
+])
+def test_bad_inputs_get_errors_and_the_connection_survives(demo_host, raw, code):
+    async def scenario():
+        client = await ProtocolClient.open(demo_host.url)
+        await client.ws.send(raw)
+        error = await client.expect("error")
+        assert error["code"] == code, error
+        await client.tap("country")
+        assert (await client.expect("present"))["modal"]["kind"] == "actionSheet"
+        await client.close()
+    run(scenario())
+
+
+def test_message_before_hello(demo_host):
+    async def scenario():
+        async with websockets.connect(demo_host.url) as ws:
+            await ws.send(json.dumps({"type": "event", "control": "signIn"}))
+            error = json.loads(await ws.recv())
+            assert error["code"] == "hello_required" and "seq" not in error
+    run(scenario())
+
+
+def test_binary_frame_is_refused(demo_host):
+    async def scenario():
+        client = await ProtocolClient.open(demo_host.url)
+        await client.ws.send(b"\x00\x01")
+        assert (await client.expect("error"))["code"] == "bad_message"
+        await client.close()
+    run(scenario())
+
+
+def test_metrics_and_healthz(demo_host):
+    import urllib.request
+    with urllib.request.urlopen(f"http://127.0.0.1:{demo_host.port}/healthz") as reply:
+        assert reply.read() == b"ok\n"
+    with urllib.request.urlopen(f"http://127.0.0.1:{demo_host.port}/metrics") as reply:
+        text = reply.read().decode()
+        assert "remote_modal_sessions" in text and "# TYPE remote_modal_answer_seconds histogram" in text
