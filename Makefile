@@ -35,7 +35,7 @@ test-tsan: bootstrap
 
 ## swift format in strict lint mode over every Swift file.
 lint:
-	$(SWIFT) format lint --strict -r Sources Tests Package.swift
+	$(SWIFT) format lint --strict -r Sources Tests Fuzz Package.swift
 
 ## Reactive core benchmark (release build).
 bench: bootstrap

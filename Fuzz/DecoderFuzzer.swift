@@ -1,6 +1,7 @@
 // libFuzzer target: the protocol decoder must turn any bytes into a message or a
 // ProtocolError, never trap. Built by scripts/fuzz with the ModalProtocol sources.
 
+/// The libFuzzer entry point: decodes one input; traps only on a real defect.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzDecoder(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = UnsafeBufferPointer(start: data, count: size)
