@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "RemoteModal", targets: ["RemoteModal"]),
         .executable(name: "reactive-bench", targets: ["ReactiveBench"]),
         .executable(name: "modal-host", targets: ["ModalHost"]),
+        .executable(name: "modal-bench", targets: ["ModalBench"]),
     ],
     targets: [
         .target(name: "Reactive", swiftSettings: strict),
@@ -39,6 +40,8 @@ let package = Package(
             swiftSettings: strict),
         .executableTarget(
             name: "ModalHost", dependencies: ["DemoHost", "RemoteModal", "WebSocket", "Logging"], swiftSettings: strict),
+        .target(name: "Bench", dependencies: ["WebSocket", "Logging"], swiftSettings: strict),
+        .executableTarget(name: "ModalBench", dependencies: ["Bench", "Flags"], swiftSettings: strict),
         .target(name: "CAllocationCounter"),
         .executableTarget(
             name: "ReactiveBench", dependencies: ["Reactive", "CAllocationCounter"], swiftSettings: strict),

@@ -108,6 +108,8 @@ final class ServiceLoop: @unchecked Sendable {
     private let started = DispatchSemaphore(value: 0)
     private let contextPointer = Mutex<ContextHandle?>(nil)
     private let boundPort = Atomic<Int>(0)
+    /// `pthread_self()` of the service thread, so calls made on it skip the wake-up.
+    private let serviceThreadID = Atomic<UInt>(0)
 
     // Service-thread state (see the type's invariant).
     private var serviceThreadWSIs: [ConnectionID: OpaquePointer] = [:]
@@ -173,6 +175,7 @@ final class ServiceLoop: @unchecked Sendable {
     func start() throws {
         let failure = Mutex<(any Error)?>(nil)
         let thread = Thread { [self] in
+            serviceThreadID.store(UInt(pthread_self()), ordering: .releasing)
             do {
                 let context = try createContext()
                 contextPointer.withLock { $0 = ContextHandle(pointer: context) }
@@ -284,13 +287,18 @@ final class ServiceLoop: @unchecked Sendable {
         _ = enqueue(.close(code, reason), to: id)
     }
 
+    private var onServiceThread: Bool { UInt(pthread_self()) == serviceThreadID.load(ordering: .acquiring) }
+
     private func enqueue(_ item: OutgoingItem, to id: ConnectionID) -> Bool {
+        // On the service thread (a handler answering at once) lws may be called directly:
+        // no wake-up round trip through lws_cancel_service.
+        let direct = onServiceThread
         let result: OutgoingQueue.AppendResult? = shared.withLock { shared in
             guard shared.queues[id] != nil else { return nil }
             let result = shared.queues[id]!.append(item)
             switch result {
             case .queued:
-                shared.wake.append(id)
+                if !direct { shared.wake.append(id) }
             case .overflow:
                 shared.wake.append(id)
                 shared.slowConsumers.append(id)
@@ -301,7 +309,11 @@ final class ServiceLoop: @unchecked Sendable {
             return result
         }
         guard let result else { return false }
-        if result != .closing { wake() }
+        if direct, result == .queued {
+            if let wsi = serviceThreadWSIs[id] { lws_callback_on_writable(wsi) }
+        } else if result != .closing {
+            wake()
+        }
         if result == .overflow { logger.warning("connection \(id): outgoing queue over its limit, closing with 1008") }
         return result == .queued
     }

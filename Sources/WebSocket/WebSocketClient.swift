@@ -37,6 +37,7 @@ public final class WebSocketClient: Sendable {
         onClose: @escaping CloseHandler = { _, _, _ in },
         onFailure: @escaping FailureHandler = { _, _ in }
     ) throws {
+        LibraryLog.install(level: .warning, logger: Logger(label: "lws"))
         let handlers = LoopHandlers(
             opened: { id, _ in onOpen(id) }, message: onMessage, closed: onClose, connectFailed: onFailure)
         loop = ServiceLoop(role: .client(caFile: caFile), handlers: handlers, logger: logger)
