@@ -15,6 +15,8 @@ let package = Package(
         .library(name: "WebSocket", targets: ["WebSocket"]),
         .library(name: "ModalProtocol", targets: ["ModalProtocol"]),
         .library(name: "RemoteModal", targets: ["RemoteModal"]),
+        .library(name: "Action", targets: ["Action"]),
+        .library(name: "Coordinator", targets: ["Coordinator"]),
         .executable(name: "reactive-bench", targets: ["ReactiveBench"]),
         .executable(name: "modal-host", targets: ["ModalHost"]),
         .executable(name: "modal-bench", targets: ["ModalBench"]),
@@ -22,6 +24,8 @@ let package = Package(
     targets: [
         .target(name: "Reactive", swiftSettings: strict),
         .target(name: "Logging", swiftSettings: strict),
+        .target(name: "Action", dependencies: ["Reactive"], swiftSettings: strict),
+        .target(name: "Coordinator", dependencies: ["Reactive"], swiftSettings: strict),
         .target(name: "ModalProtocol", swiftSettings: strict),
         .systemLibrary(
             name: "CLibWebSockets", pkgConfig: "libwebsockets", providers: [.apt(["libwebsockets-dev", "libssl-dev"])]),
@@ -32,7 +36,8 @@ let package = Package(
             name: "RemoteModalTestSupport", dependencies: ["RemoteModal", "ModalProtocol", "WebSocket"],
             swiftSettings: strict),
         .target(
-            name: "RemoteModal", dependencies: ["Reactive", "ModalProtocol", "WebSocket", "Logging"],
+            name: "RemoteModal",
+            dependencies: ["Reactive", "Action", "Coordinator", "ModalProtocol", "WebSocket", "Logging"],
             swiftSettings: strict),
         .target(
             name: "DemoHost",
@@ -56,6 +61,11 @@ let package = Package(
             dependencies: [
                 "RemoteModal", "RemoteModalTestSupport", "ReactiveTestSupport", "ModalProtocol", "Reactive",
             ],
+            swiftSettings: strict),
+        .testTarget(
+            name: "ActionTests", dependencies: ["Action", "Reactive", "ReactiveTestSupport"], swiftSettings: strict),
+        .testTarget(
+            name: "CoordinatorTests", dependencies: ["Coordinator", "Reactive", "ReactiveTestSupport"],
             swiftSettings: strict),
         .testTarget(name: "FlagsTests", dependencies: ["Flags"], swiftSettings: strict),
         .testTarget(name: "WebSocketTests", dependencies: ["WebSocket", "Logging"], swiftSettings: strict),

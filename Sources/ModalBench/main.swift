@@ -55,7 +55,10 @@ do {
             hello: ProcessInfo.processInfo.environment["BENCH_HELLO"])
         Thread.sleep(forTimeInterval: 2)
         let after = residentKiB(pid: pid) ?? 0
-        print(String(format: "%@\t%d\t%d\t%d\t%.2f", label, idle.count, before, after, Double(after - before) / Double(count)))
+        print(
+            String(
+                format: "%@\t%d\t%d\t%d\t%.2f", label, idle.count, before, after, Double(after - before) / Double(count)
+            ))
         idle.release()
     default:
         fail("say echo or idle (see --help)")

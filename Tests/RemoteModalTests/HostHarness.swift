@@ -41,7 +41,12 @@ final class HostHarness: Sendable {
         known.session(client.session!)!
     }
 
-    func settle() { host.barrier() }
+    /// Lets the host finish what it is doing, including work it queued for itself
+    /// (coalesced `controls` messages).
+    func settle() {
+        host.barrier()
+        host.barrier()
+    }
 
     func advance(seconds: Int) {
         clock.advanceTo(clock.clock + seconds)

@@ -169,3 +169,46 @@ def test_metrics_and_healthz(demo_host):
     with urllib.request.urlopen(f"http://127.0.0.1:{demo_host.port}/metrics") as reply:
         text = reply.read().decode()
         assert "remote_modal_sessions" in text and "# TYPE remote_modal_answer_seconds histogram" in text
+
+
+def test_group_approval_first_answer_wins(demo_host):
+    async def scenario():
+        asker = await ProtocolClient.open(demo_host.url, name="lobby-1", group="lobby")
+        peer = await ProtocolClient.open(demo_host.url, name="lobby-2", group="lobby")
+        outsider = await ProtocolClient.open(demo_host.url, name="kitchen", group="kitchen")
+        await asker.tap("approve")
+        mine = await asker.expect("present")
+        theirs = await peer.expect("present")
+        assert mine["modal"]["title"] == theirs["modal"]["title"] == "Approve request?"
+        await peer.send({"type": "result", "id": theirs["id"], "value": {"action": 0}})
+        await asker.send({"type": "result", "id": mine["id"], "value": {"action": 1}})
+        assert (await peer.expect("dismiss", id=theirs["id"]))["reason"] == "resolved"
+        assert (await asker.expect("dismiss", id=mine["id"]))["reason"] == "superseded"
+        assert (await asker.expect("status"))["text"] == "Approved by lobby-2"
+        assert (await peer.expect("status"))["text"] == "Approved by lobby-2"
+        assert not [m for m in asker.inbox if m["type"] == "error"]
+        with pytest.raises(asyncio.TimeoutError):
+            await outsider.expect("present", timeout=0.5)
+        for client in (asker, peer, outsider):
+            await client.close()
+    run(scenario())
+
+
+def test_second_tap_while_busy_is_ignored(demo_host):
+    async def scenario():
+        client = await ProtocolClient.open(demo_host.url)
+        await client.tap("country")
+        first = await client.expect("present")
+        await client.tap("country")
+        with pytest.raises(asyncio.TimeoutError):
+            await client.expect("present", timeout=0.5)
+        await client.send({"type": "result", "id": first["id"], "value": {"action": 0}})
+        assert (await client.expect("status"))["text"] == "Country: France"
+        controls = [m for m in client.inbox if m["type"] == "controls"][-1]
+        country = next(i for i in controls["items"] if i["id"] == "country")
+        if country["busy"]:
+            controls = await client.expect("controls")
+            country = next(i for i in controls["items"] if i["id"] == "country")
+        assert country == {"id": "country", "title": "Choose country", "style": "default", "enabled": True, "busy": False}
+        await client.close()
+    run(scenario())

@@ -16,6 +16,8 @@ public final class Control: Sendable {
     private let taps = PublishSubject<Void>()
     private let refused = PublishSubject<Void>()
     private let owner = Mutex<Session?>(nil)
+    /// The current `bind(to:)` binding; a new one replaces (and disposes) it.
+    let binding = SerialDisposable()
 
     init(id: String, title: String, style: ActionStyle, session: Session) {
         self.id = id

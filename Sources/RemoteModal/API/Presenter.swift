@@ -25,4 +25,13 @@ public struct Presenter: Sendable {
     public static func group(_ name: String, on host: ModalHost) -> Presenter {
         Presenter(target: .group(name), core: host.core)
     }
+
+    /// On every connected session of the group `session` belongs to (or on `session`
+    /// alone when it has no group).
+    /// - Parameter session: A member of the group.
+    /// - Returns: The presenter.
+    public static func sameGroup(as session: Session) -> Presenter {
+        guard let group = session.client.group else { return .session(session) }
+        return Presenter(target: .group(group), core: session.core)
+    }
 }

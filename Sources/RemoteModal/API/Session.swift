@@ -19,6 +19,7 @@ public final class Session: Sendable, Hashable, CustomStringConvertible {
     private let controlsState = Mutex<[Control]>([])
     private let endedSubject = ReplaySubject<Void>.create(bufferSize: 1)
     private let controlItems = BehaviorRelay<[ControlItem]>(value: [])
+    private let controlsDirty = Atomic<Bool>(false)
 
     init(id: String, client: ClientDescription, core: HostCore) {
         self.id = id
@@ -49,7 +50,7 @@ public final class Session: Sendable, Hashable, CustomStringConvertible {
     ///   - text: The notice.
     ///   - level: `info`, `success` or `error`.
     public func notify(_ text: String, level: StatusLevel = .info) {
-        core.queue.async { [core, id] in core.notify(id, text, level) }
+        core.perform { [core, id] in core.notify(id, text, level) }
     }
 
     /// Adds a control (a persistent button), or returns the existing one with that id.
@@ -77,9 +78,12 @@ public final class Session: Sendable, Hashable, CustomStringConvertible {
         publishControls()
     }
 
-    /// Sends the current controls list (on the host executor, so the latest state wins).
+    /// Sends the current controls list, coalesced: changes made together (several
+    /// controls added, enabled and busy flipping) go out as one `controls` message.
     func publishControls() {
+        guard !controlsDirty.exchange(true, ordering: .acquiringAndReleasing) else { return }
         core.queue.async { [self] in
+            controlsDirty.store(false, ordering: .releasing)
             let items = controlsState.withLock { $0.map(\.item) }
             controlItems.accept(items)
             core.setControls(id, items)
@@ -98,6 +102,12 @@ public final class Session: Sendable, Hashable, CustomStringConvertible {
         endedSubject.onCompleted()
         disposeBag.dispose()
         controlsState.withLock { $0 = [] }
+    }
+
+    /// The connected sessions of this session's group (itself included), or just itself
+    /// when it has no group.
+    public var groupSessions: [Session] {
+        core.onExecutor { core.connectedSessions(sameGroupAs: id) }
     }
 
     /// The capabilities the client advertised in its latest `hello`.

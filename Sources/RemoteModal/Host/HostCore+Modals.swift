@@ -23,12 +23,12 @@ extension HostCore {
         callbacks: PresentationCallbacks
     ) -> any Disposable {
         let token = PresentationToken()
-        queue.async { [self] in
+        perform { [self] in
             guard !token.disposed else { return }
             token.presentation = presentOnExecutor(presenter, description, rules, timeout, callbacks)
         }
         return Disposables.create { [self] in
-            queue.async {
+            perform {
                 token.disposed = true
                 guard let presentation = token.presentation, !presentation.finished else { return }
                 self.finish(presentation, answeredBy: nil, reason: .disposed)
@@ -82,7 +82,7 @@ extension HostCore {
         metrics.update { $0.presented += 1 }
         if let timeout {
             presentation.timeout = clock.schedule(after: timeout) { [self] in
-                queue.async {
+                perform {
                     guard !presentation.finished else { return }
                     self.finish(presentation, answeredBy: nil, reason: .timeout)
                     presentation.callbacks.failed(RemoteModalError.timeout)
@@ -93,7 +93,7 @@ extension HostCore {
             guard case .observable(let enabled) = rule else { continue }
             presentation.ruleSubscriptions.insert(
                 enabled.distinctUntilChanged().subscribe(onNext: { [self] value in
-                    queue.async { self.setActionState(presentation, index, value) }
+                    perform { self.setActionState(presentation, index, value) }
                 }))
         }
         return presentation

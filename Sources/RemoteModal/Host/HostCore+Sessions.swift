@@ -74,6 +74,14 @@ extension HostCore {
         logger.info("session \(session.shortID): status \(level.rawValue) '\(text)'")
     }
 
+    /// The connected sessions in the same group as a session (itself when it has none).
+    func connectedSessions(sameGroupAs sessionID: String) -> [Session] {
+        guard let session = sessions[sessionID] else { return [] }
+        guard let group = session.client.group else { return [session.handle] }
+        return sessions.values.filter { $0.client.group == group && !$0.connections.isEmpty }
+            .sorted { $0.id < $1.id }.map(\.handle)
+    }
+
     /// The capabilities a session's latest hello advertised.
     func capabilities(of sessionID: String) -> Set<String> {
         sessions[sessionID]?.capabilities ?? []

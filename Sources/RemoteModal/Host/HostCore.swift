@@ -38,6 +38,12 @@ final class HostCore: @unchecked Sendable {
         queue.setSpecific(key: queueKey, value: true)
     }
 
+    /// Runs `work` on the executor: inline when already there (so effects keep the order
+    /// in which flows cause them), otherwise asynchronously.
+    func perform(_ work: @escaping @Sendable () -> Void) {
+        if DispatchQueue.getSpecific(key: queueKey) == true { work() } else { queue.async(execute: work) }
+    }
+
     /// Runs `body` on the executor and waits for it; inline when already there.
     func onExecutor<T>(_ body: () -> T) -> T {
         DispatchQueue.getSpecific(key: queueKey) == true ? body() : queue.sync(execute: body)

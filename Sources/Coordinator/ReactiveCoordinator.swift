@@ -1,0 +1,52 @@
+import Foundation
+import Reactive
+import Synchronization
+
+/// Why a coordinator could not start.
+public enum CoordinatorError: Error, Equatable, Sendable {
+    /// A subclass did not override `start()`.
+    case startNotImplemented(String)
+}
+
+/// A flow that coordinates child flows and ends with a typed result.
+///
+/// `coordinate(to:)` keeps the child while its flow runs and releases it when the flow
+/// ends in any way: a value followed by completion, completion without a value, an error,
+/// or disposal of the subscription.
+open class ReactiveCoordinator<Result: Sendable>: @unchecked Sendable {
+    // `@unchecked Sendable`: the only mutable state is `children`, behind a mutex; the
+    // rest is immutable. Subclasses must keep their own state thread-safe.
+
+    /// Identifies the coordinator among its parent's children.
+    public let identifier = UUID()
+    /// Disposed when the coordinator is released.
+    public let disposeBag = DisposeBag()
+    private let children = Mutex<[UUID: AnyObject]>([:])
+
+    /// Creates a coordinator.
+    public init() {}
+
+    /// How many children are running now.
+    public var childCount: Int { children.withLock { $0.count } }
+
+    /// Starts the flow. Subclasses override this.
+    /// - Returns: The flow's result.
+    open func start() -> Observable<Result> {
+        .error(CoordinatorError.startNotImplemented(String(describing: type(of: self))))
+    }
+
+    /// Starts a child and keeps it until its flow ends.
+    /// - Parameter coordinator: The child.
+    /// - Returns: The child's result.
+    public func coordinate<ChildResult: Sendable>(to coordinator: ReactiveCoordinator<ChildResult>)
+        -> Observable<ChildResult>
+    {
+        let id = coordinator.identifier
+        return Observable.deferred { [weak self] in
+            self?.children.withLock { $0[id] = coordinator }
+            return coordinator.start().do(onDispose: { [weak self] in
+                self?.children.withLock { _ = $0.removeValue(forKey: id) }
+            })
+        }
+    }
+}

@@ -1,0 +1,98 @@
+import Action
+import ModalProtocol
+import Reactive
+import RemoteModal
+
+/// The root flow of a demo session: its controls, each bound to an `Action` whose work
+/// runs a child coordinator.
+final class DemoCoordinator: SessionCoordinator<Void>, @unchecked Sendable {
+    // The actions live as long as the coordinator (controls hold them weakly).
+    private var actions: [ButtonAction] = []
+
+    override func start() -> Observable<Void> {
+        let session = self.session
+        let signIn = ButtonAction { [unowned self] in self.coordinate(to: SignInCoordinator(session: session)) }
+        let country = ButtonAction { [unowned self] in
+            self.coordinate(to: ChooseCountryCoordinator(session: session)).map { name in
+                session.notify("Country: \(name ?? "none")", level: name == nil ? .info : .success)
+            }
+        }
+        let approve = ButtonAction { [unowned self] in self.coordinate(to: ApprovalCoordinator(session: session)) }
+        actions = [signIn, country, approve]
+        session.control("signIn", title: "Sign in").bind(to: signIn)
+        session.control("country", title: "Choose country").bind(to: country)
+        session.control("approve", title: "Request approval").bind(to: approve)
+        // Runs until the session ends (the caller takes until `session.ended`).
+        return Observable.never().do(onDispose: { [self] in actions = [] })
+    }
+}
+
+/// `signIn`: e-mail and password; Sign In only while the e-mail has an `@` and the
+/// password is not empty.
+final class SignInCoordinator: SessionCoordinator<Void>, @unchecked Sendable {
+    override func start() -> Observable<Void> {
+        let session = self.session
+        return RemoteModal.alert(
+            String?.self, presenter: presenter, title: "Sign in", message: "Please sign in",
+            textFields: [.email(placeholder: "e-mail"), .password(placeholder: "password")],
+            actions: [
+                .cancel(title: "Cancel", mapTo: nil),
+                DialogAction.default(title: "Sign In", map: { $0[0] })
+                    .enabledIf { fields in fields[0].contains("@") && !fields[1].isEmpty }
+                    .preferred(),
+            ]
+        )
+        .map { email in
+            if let email {
+                session.notify("Signed in as \(email)", level: .success)
+            } else {
+                session.notify("Sign in cancelled", level: .info)
+            }
+        }
+        .catch { error in
+            session.notify("Sign in failed: \(error)", level: .error)
+            return .empty()
+        }
+    }
+}
+
+/// `country`: the child flow of the coordinator example; its result is the country name
+/// or `nil`.
+final class ChooseCountryCoordinator: SessionCoordinator<String?>, @unchecked Sendable {
+    override func start() -> Observable<String?> {
+        RemoteModal.actionSheet(
+            String?.self, presenter: presenter, source: "country", title: "Choose a country",
+            actions: [
+                .default(title: "France", mapTo: "France"), .default(title: "Japan", mapTo: "Japan"),
+                .default(title: "Brazil", mapTo: "Brazil"), .cancel(title: "Cancel", mapTo: nil),
+            ]
+        )
+        .catch { [session] error in
+            session.notify("Choose country failed: \(error)", level: .error)
+            return .empty()
+        }
+    }
+}
+
+/// `approve`: one alert on every connected session of the group; the first answer wins
+/// and every session of the group hears who decided.
+final class ApprovalCoordinator: SessionCoordinator<Void>, @unchecked Sendable {
+    override func start() -> Observable<Void> {
+        let session = self.session
+        return RemoteModal.alert(
+            presenter: .sameGroup(as: session), title: "Approve request?",
+            message: "\(session.client.name) asks for approval",
+            actions: [
+                .default(title: "Approve", mapContext: { "Approved by \($0.session.client.name)" }),
+                .destructive(title: "Reject", mapContext: { "Rejected by \($0.session.client.name)" }),
+            ]
+        )
+        .map { text in
+            for member in session.groupSessions { member.notify(text, level: .info) }
+        }
+        .catch { error in
+            session.notify("Approval failed: \(error)", level: .error)
+            return .empty()
+        }
+    }
+}

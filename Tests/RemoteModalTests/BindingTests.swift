@@ -1,0 +1,77 @@
+import Action
+import ModalProtocol
+import Reactive
+import RemoteModal
+import Testing
+
+@Suite("Controls and dialog actions bound to Actions")
+struct BindingTests {
+    @Test func controlFollowsTheActionAndTapsExecuteIt() {
+        let harness = HostHarness()
+        let client = harness.connect()
+        let session = harness.session(of: client)
+        let work = PublishSubject<Void>()
+        let action = ButtonAction { work.take(1) }
+        let errors = Outcome<String>()
+        _ = action.errors.map { "\($0)" }.subscribe(errors.observer())
+        session.control("go", title: "Go").bind(to: action)
+        harness.settle()
+        #expect(client.controls == [ControlItem(id: "go", title: "Go", enabled: true, busy: false)])
+        client.send(.event(control: "go"))
+        harness.settle()
+        #expect(client.controls == [ControlItem(id: "go", title: "Go", enabled: false, busy: true)])
+        client.send(.event(control: "go"))
+        harness.settle()
+        #expect(errors.elements == ["not enabled"])
+        work.onNext(())
+        harness.settle()
+        #expect(client.controls == [ControlItem(id: "go", title: "Go", enabled: true, busy: false)])
+    }
+
+    @Test func rebindingReplacesTheOldBindingAndNothingIsRetained() {
+        let harness = HostHarness()
+        let client = harness.connect()
+        let control = harness.session(of: client).control("go", title: "Go")
+        let runs = Outcome<String>()
+        weak var weakFirst: ButtonAction?
+        do {
+            let first = ButtonAction {
+                runs.observer().onNext("first")
+                return .just(())
+            }
+            weakFirst = first
+            control.bind(to: first)
+            client.send(.event(control: "go"))
+            harness.settle()
+        }
+        #expect(weakFirst == nil)
+        let second = ButtonAction {
+            runs.observer().onNext("second")
+            return .just(())
+        }
+        control.bind(to: second)
+        client.send(.event(control: "go"))
+        harness.settle()
+        #expect(runs.elements == ["first", "second"])
+    }
+
+    @Test func dialogActionBoundToAnAction() {
+        let harness = HostHarness()
+        let client = harness.connect()
+        let gate = BehaviorRelay(value: false)
+        let save = Action<[String], String>(enabledIf: gate.asObservable()) { .just("saved \($0[0])") }
+        let outcome = Outcome<String>()
+        _ = RemoteModal.alert(
+            presenter: .session(harness.session(of: client)), title: "Name", textFields: [.plain()],
+            actions: [.cancel(title: "Cancel", mapTo: "none"), .bound(title: "Save", to: save)]
+        ).subscribe(outcome.observer())
+        harness.settle()
+        #expect(client.presents.first?.modal.actions?.map(\.enabled) == [true, false])
+        gate.accept(true)
+        harness.settle()
+        #expect(client.received.contains(.update(seq: client.received.last!.seq!, id: "m1", actions: [true, true])))
+        client.send(alertResult("m1", action: 1, textFields: ["ann"]))
+        harness.settle()
+        #expect(outcome.elements == ["saved ann"])
+    }
+}
