@@ -2,7 +2,7 @@
 SWIFT ?= swift
 SWIFT_FLAGS ?= -Xswiftc -warnings-as-errors
 
-.PHONY: demo test test-swift test-python test-autobahn test-tsan lint bench build bootstrap clean
+.PHONY: demo test test-swift test-python test-js test-browser test-autobahn test-tsan lint bench build bootstrap clean
 
 ## Run the demo host on http://127.0.0.1:8080 (installs what is missing first).
 demo:
@@ -10,7 +10,7 @@ demo:
 	$(SWIFT) run -c release modal-host
 
 ## Run every test: the Swift suites, the outside-client suites, the Autobahn suite.
-test: bootstrap test-swift test-python test-autobahn
+test: bootstrap test-swift test-python test-js test-browser test-autobahn
 
 bootstrap:
 	scripts/bootstrap
@@ -24,6 +24,14 @@ test-swift: build
 ## Outside clients (Python websockets) against a real modal-host process.
 test-python: build
 	.venv/bin/python -m pytest -q Tests/python
+
+## The browser's protocol client against the golden fixtures (Node's test runner).
+test-js:
+	node --test Tests/js/
+
+## The web front end in headless Chromium (Selenium) against a real modal-host.
+test-browser: build
+	.venv/bin/python -m pytest -q Tests/browser
 
 ## The Autobahn TestSuite (fuzzingclient) against modal-host --echo.
 test-autobahn: build

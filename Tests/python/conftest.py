@@ -1,50 +1,7 @@
-"""Shared fixtures: start a real modal-host on a free loopback port."""
-import os
-import socket
-import subprocess
-import time
-import urllib.request
-
+"""Shared fixtures for the outside-client suites."""
 import pytest
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-BINARY = os.environ.get("MODAL_HOST_BIN", os.path.join(ROOT, ".build", "debug", "modal-host"))
-
-
-def free_port():
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-class Host:
-    def __init__(self, *args):
-        self.port = free_port()
-        self.process = subprocess.Popen(
-            [BINARY, "--port", str(self.port), "--log-level", "warning", *args],
-            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        deadline = time.time() + 15
-        while time.time() < deadline:
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{self.port}/healthz", timeout=1) as reply:
-                    if reply.status == 200:
-                        return
-            except OSError:
-                time.sleep(0.05)
-        self.stop()
-        raise RuntimeError("modal-host did not come up")
-
-    @property
-    def url(self):
-        return f"ws://127.0.0.1:{self.port}/ws"
-
-    def stop(self):
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
+from hosts import Host
 
 
 @pytest.fixture

@@ -1,0 +1,143 @@
+"""The web front end in a real browser against a real modal-host, clicking and typing
+as a person would."""
+import asyncio
+import os
+import sys
+
+import pytest
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.support import expected_conditions as EC
+from selenium.webdriver.support.ui import WebDriverWait
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "python"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from protocol_client import ProtocolClient  # noqa: E402
+from browser_support import screenshot  # noqa: E402
+
+
+def wait(driver, seconds=10):
+    return WebDriverWait(driver, seconds)
+
+
+def open_page(driver, host, query=""):
+    driver.get(f"http://127.0.0.1:{host.port}/{query}")
+    wait(driver).until(lambda d: d.find_element(By.ID, "connection").get_attribute("data-state") == "open")
+    wait(driver).until(EC.element_to_be_clickable((By.CSS_SELECTOR, "[data-control=signIn]")))
+
+
+def toast_texts(driver):
+    return [t.text for t in driver.find_elements(By.CSS_SELECTOR, "#toasts .toast")]
+
+
+def wait_toast(driver, text):
+    wait(driver).until(lambda d: text in toast_texts(d))
+
+
+def open_dialog(driver):
+    return wait(driver).until(EC.visibility_of_element_located((By.CSS_SELECTOR, "dialog.modal[open]")))
+
+
+def test_sign_in_enabled_only_when_valid(host, browser):
+    open_page(browser, host)
+    screenshot(browser, "controls")
+    browser.find_element(By.CSS_SELECTOR, "[data-control=signIn]").click()
+    dialog = open_dialog(browser)
+    assert dialog.find_element(By.TAG_NAME, "h2").text == "Sign in"
+    email, password = dialog.find_elements(By.TAG_NAME, "input")
+    assert email.get_attribute("type") == "email" and email.get_attribute("autocomplete") == "email"
+    assert password.get_attribute("type") == "password"
+    assert browser.switch_to.active_element == email, "focus moves into the modal"
+    sign_in = dialog.find_element(By.CSS_SELECTOR, "button.preferred")
+    assert sign_in.text == "Sign In" and not sign_in.is_enabled()
+    # The control shows its flow is running.
+    wait(browser).until(lambda d: d.find_element(By.CSS_SELECTOR, "[data-control=signIn]").get_attribute("aria-busy") == "true")
+    email.send_keys("ann@example.com")
+    screenshot(browser, "sign-in-half-filled")
+    assert not sign_in.is_enabled()
+    password.send_keys("secret")
+    wait(browser).until(lambda d: sign_in.is_enabled())
+    screenshot(browser, "sign-in-valid")
+    sign_in.click()
+    wait_toast(browser, "Signed in as ann@example.com")
+    wait(browser).until(lambda d: not d.find_elements(By.CSS_SELECTOR, "dialog.modal[open]"))
+    screenshot(browser, "sign-in-done")
+
+
+def test_escape_picks_cancel_and_focus_returns(host, kiosk_browser):
+    browser = kiosk_browser
+    open_page(browser, host)
+    control = browser.find_element(By.CSS_SELECTOR, "[data-control=signIn]")
+    control.click()
+    open_dialog(browser)
+    browser.switch_to.active_element.send_keys(Keys.ESCAPE)
+    wait_toast(browser, "Sign in cancelled")
+    wait(browser).until(lambda d: not d.find_elements(By.CSS_SELECTOR, "dialog.modal[open]"))
+
+
+def test_country_sheet(host, browser):
+    open_page(browser, host)
+    browser.find_element(By.CSS_SELECTOR, "[data-control=country]").click()
+    dialog = open_dialog(browser)
+    titles = [b.text for b in dialog.find_elements(By.CSS_SELECTOR, "button.action")]
+    assert titles == ["France", "Japan", "Brazil", "Cancel"]
+    screenshot(browser, "country-sheet")
+    dialog.find_element(By.XPATH, ".//button[text()='Japan']").click()
+    wait_toast(browser, "Country: Japan")
+
+
+def test_dismiss_from_the_host_closes_the_modal(host, kiosk_browser):
+    browser = kiosk_browser
+    open_page(browser, host)
+    session = browser.execute_script("return window.remoteModal.session")
+
+    async def other_connection():
+        # A second connection on the same session starts a flow and answers it; the
+        # host's dismiss must close the dialog in the page.
+        peer = await ProtocolClient.open(host.url, resume=session)
+        await peer.tap("country")
+        present = await peer.expect("present")
+        await asyncio.get_running_loop().run_in_executor(None, lambda: open_dialog(browser))
+        await peer.send({"type": "result", "id": present["id"], "value": {"action": 2}})
+        await peer.expect("dismiss")
+        await peer.close()
+
+    asyncio.run(asyncio.wait_for(other_connection(), 30))
+    wait(browser).until(lambda d: not d.find_elements(By.CSS_SELECTOR, "dialog.modal[open]"))
+    wait_toast(browser, "Country: Brazil")
+
+
+def test_dropped_connection_resumes_the_same_modal_and_answers_once(host, kiosk_browser):
+    browser = kiosk_browser
+    open_page(browser, host)
+    browser.find_element(By.CSS_SELECTOR, "[data-control=country]").click()
+    open_dialog(browser)
+    browser.execute_script("window.remoteModal.dropConnection()")
+    wait(browser).until(lambda d: d.find_element(By.ID, "connection").get_attribute("data-state") != "open")
+    screenshot(browser, "reconnecting")
+    wait(browser, 20).until(lambda d: d.find_element(By.ID, "connection").get_attribute("data-state") == "open")
+    dialogs = browser.find_elements(By.CSS_SELECTOR, "dialog.modal[open]")
+    assert len(dialogs) == 1, "the resumed modal must not open twice"
+    dialogs[0].find_element(By.XPATH, ".//button[text()='France']").click()
+    wait_toast(browser, "Country: France")
+    browser.execute_script("window.remoteModal.dropConnection()")
+    wait(browser, 20).until(lambda d: d.find_element(By.ID, "connection").get_attribute("data-state") == "open")
+    import time
+    time.sleep(1)
+    assert toast_texts(browser).count("Country: France") == 1
+
+
+def test_host_sent_html_is_shown_as_text(host, kiosk_browser):
+    browser = kiosk_browser
+    name = "<img src=x onerror=window.__xss=1>"
+    from urllib.parse import quote
+    open_page(browser, host, f"?name={quote(name)}")
+    browser.find_element(By.CSS_SELECTOR, "[data-control=approve]").click()
+    dialog = open_dialog(browser)
+    message = dialog.find_element(By.CSS_SELECTOR, ".message")
+    assert message.text == f"{name} asks for approval"
+    assert not dialog.find_elements(By.TAG_NAME, "img")
+    assert browser.execute_script("return window.__xss") is None
+    screenshot(browser, "approve-xss-as-text")
+    dialog.find_element(By.XPATH, ".//button[text()='Approve']").click()
+    wait_toast(browser, f"Approved by {name}")
