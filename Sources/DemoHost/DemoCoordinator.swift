@@ -8,6 +8,12 @@ import RemoteModal
 final class DemoCoordinator: SessionCoordinator<Void>, @unchecked Sendable {
     // The actions live as long as the coordinator (controls hold them weakly).
     private var actions: [ButtonAction] = []
+    private let login: OpenIDLogin?
+
+    init(session: Session, login: OpenIDLogin?) {
+        self.login = login
+        super.init(session: session)
+    }
 
     override func start() -> Observable<Void> {
         let session = self.session
@@ -18,9 +24,20 @@ final class DemoCoordinator: SessionCoordinator<Void>, @unchecked Sendable {
             }
         }
         let approve = ButtonAction { [unowned self] in self.coordinate(to: ApprovalCoordinator(session: session)) }
-        actions = [signIn, country, approve]
+        let contact = ButtonAction { [unowned self] in self.coordinate(to: ContactCoordinator(session: session)) }
+        let photo = ButtonAction { [unowned self] in self.coordinate(to: PhotoCoordinator(session: session)) }
+        actions = [signIn, contact, country, photo, approve]
         session.control("signIn", title: "Sign in").bind(to: signIn)
+        session.control("contact", title: "Contact us").bind(to: contact)
+        if let login {
+            let logIn = ButtonAction { [unowned self] in
+                self.coordinate(to: LoginCoordinator(session: session, login: login))
+            }
+            actions.append(logIn)
+            session.control("login", title: "Log in").bind(to: logIn)
+        }
         session.control("country", title: "Choose country").bind(to: country)
+        session.control("photo", title: "Send photos").bind(to: photo)
         session.control("approve", title: "Request approval").bind(to: approve)
         // Runs until the session ends (the caller takes until `session.ended`).
         return Observable.never().do(onDispose: { [self] in actions = [] })

@@ -8,9 +8,9 @@ public enum DemoFlows {
     ///   - host: The host.
     ///   - login: The OpenID Connect login, or `nil` to leave the `login` control out.
     /// - Returns: A disposable that stops starting flows on new sessions.
-    public static func install(on host: ModalHost) -> any Disposable {
+    public static func install(on host: ModalHost, login: OpenIDLogin? = nil) -> any Disposable {
         host.sessions.subscribe(onNext: { session in
-            DemoCoordinator(session: session).start()
+            DemoCoordinator(session: session, login: login).start()
                 .take(until: session.ended)
                 .subscribe()
                 .disposed(by: session.disposeBag)

@@ -37,7 +37,10 @@ do {
         hostConfiguration.publicBaseURL = options.publicBaseURL
         let transport = WebSocketTransport(configuration: options.server, logger: Logger(label: "transport"))
         let host = ModalHost(configuration: hostConfiguration, transport: transport, logger: Logger(label: "host"))
-        let flows = DemoFlows.install(on: host)
+        let login = options.oidcIssuer.flatMap(URL.init(string:)).map {
+            OpenIDLogin(issuer: $0, clientID: options.oidcClientID ?? "")
+        }
+        let flows = DemoFlows.install(on: host, login: login)
         try host.start()
         logger.info("demo host ready: open \(options.publicBaseURL)/ in a browser")
         stop = {

@@ -1,7 +1,7 @@
 """Shared fixtures for the outside-client suites."""
 import pytest
 
-from hosts import Host
+from hosts import Host, OIDCProvider
 
 
 @pytest.fixture
@@ -16,3 +16,12 @@ def demo_host():
     host = Host("--retention", "5")
     yield host
     host.stop()
+
+
+@pytest.fixture
+def oidc_host():
+    provider = OIDCProvider()
+    host = Host("--oidc-issuer", provider.issuer, "--oidc-client-id", "remote-modal-demo")
+    yield host, provider
+    host.stop()
+    provider.stop()

@@ -45,3 +45,31 @@ class Host:
             except subprocess.TimeoutExpired:
                 self.process.kill()
 
+
+
+class OIDCProvider:
+    """oidc-provider-mock from PyPI, on a free loopback port."""
+
+    def __init__(self):
+        self.port = free_port()
+        binary = os.path.join(ROOT, ".venv", "bin", "oidc-provider-mock")
+        self.process = subprocess.Popen([binary, "--port", str(self.port)], stdout=subprocess.DEVNULL,
+                                        stderr=subprocess.DEVNULL)
+        deadline = time.time() + 20
+        while time.time() < deadline:
+            try:
+                with urllib.request.urlopen(f"{self.issuer}/.well-known/openid-configuration", timeout=1):
+                    return
+            except OSError:
+                time.sleep(0.1)
+        self.stop()
+        raise RuntimeError("oidc-provider-mock did not come up")
+
+    @property
+    def issuer(self):
+        return f"http://127.0.0.1:{self.port}"
+
+    def stop(self):
+        if self.process.poll() is None:
+            self.process.terminate()
+            self.process.wait(timeout=10)

@@ -4,7 +4,8 @@ import json
 
 import websockets
 
-CAPABILITIES = ["alert", "actionSheet", "mailComposer", "messageComposer", "photoPicker"]
+CAPABILITIES = ["alert", "actionSheet", "webAuthentication", "mailComposer", "messageComposer", "photoPicker",
+                "mediaPicker"]
 
 
 class ProtocolClient:

@@ -54,12 +54,13 @@ public enum RemoteModal {
             let presentation = presenter.core.present(
                 presenter, description, rules: actions.map(\.rule), timeout: timeout,
                 callbacks: PresentationCallbacks(
-                    answered: { answer, session in
-                        guard case .action(let index, let texts) = answer, actions.indices.contains(index) else {
+                    answered: { accepted in
+                        guard case .action(let index, let texts) = accepted.answer, actions.indices.contains(index)
+                        else {
                             observer.onError(RemoteModalError.failed("unexpected answer"))
                             return
                         }
-                        let context = DialogContext(textFields: texts, session: session)
+                        let context = DialogContext(textFields: texts, session: accepted.session)
                         chosen.disposable = actions[index].output(context).subscribe(observer)
                     },
                     failed: { observer.onError($0) }))
@@ -81,7 +82,7 @@ public enum RemoteModal {
             presenter.core.present(
                 presenter, description, rules: description.actions?.map { _ in nil } ?? [], timeout: timeout,
                 callbacks: PresentationCallbacks(
-                    answered: { answer, session in report(.success((answer, session))) },
+                    answered: { accepted in report(.success((accepted.answer, accepted.session))) },
                     failed: { report(.failure($0)) }))
         }
     }

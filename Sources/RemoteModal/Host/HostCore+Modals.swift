@@ -11,7 +11,7 @@ final class PresentationToken: @unchecked Sendable {
 
 /// What a client's answer amounts to once accepted.
 enum AnswerDecision {
-    case success(ModalAnswer)
+    case success(ModalAnswer, [PickedFile])
     case failure(FailureCode, String?)
 }
 
@@ -20,9 +20,8 @@ extension HostCore {
     /// Callable from any thread.
     func present(
         _ presenter: Presenter, _ description: ModalDescription, rules: [EnabledRule?], timeout: Duration?,
-        callbacks: PresentationCallbacks
+        token: PresentationToken = PresentationToken(), callbacks: PresentationCallbacks
     ) -> any Disposable {
-        let token = PresentationToken()
         perform { [self] in
             guard !token.disposed else { return }
             token.presentation = presentOnExecutor(presenter, description, rules, timeout, callbacks)
@@ -128,6 +127,7 @@ extension HostCore {
         presentation.finished = true
         presentation.timeout?.dispose()
         presentation.ruleSubscriptions.dispose()
+        presentation.uploads?.reset()
         for (session, modalID) in presentation.targets {
             session.removePending(modalID)
             let sessionReason: DismissReason = answeredBy == nil || answeredBy === session ? reason : .superseded
@@ -156,12 +156,46 @@ extension HostCore {
         metrics.update { $0.resolved += 1 }
         metrics.observeLatency(clock.now.timeIntervalSince(presentation.presentedAt))
         switch decision {
-        case .success(let answer):
-            presentation.callbacks.answered(answer, session.handle)
+        case .success(let answer, let files):
+            presentation.callbacks.answered(AcceptedAnswer(answer: answer, session: session.handle, files: files))
         case .failure(let code, let text):
             presentation.callbacks.failed(RemoteModalError(code, text))
         }
         return nil
+    }
+
+    /// Adds an upload chunk to a pending picker; any violation drops what was received.
+    func upload(_ chunk: UploadChunk, in session: SessionState) -> ProtocolError? {
+        guard session.wasPresented(chunk.id) else {
+            return ProtocolError(.unknownModal, "modal '\(chunk.id)' was never presented here", ref: "upload")
+        }
+        guard let presentation = session.pending[chunk.id] else { return nil }
+        guard let uploads = presentation.uploads else {
+            return ProtocolError(
+                .uploadInvalid, "a \(presentation.description.kind) modal takes no uploads", ref: "upload")
+        }
+        do {
+            try uploads.add(chunk)
+        } catch {
+            uploads.reset()
+            return error
+        }
+        return nil
+    }
+
+    /// Decides whether a `result` is acceptable: its shape, its uploads, the API's check.
+    func decideResult(_ value: JSONValue, for presentation: Presentation) throws(ProtocolError) -> AnswerDecision {
+        let answer = try presentation.description.validateResult(value, enabled: presentation.actionStates)
+        if let message = presentation.callbacks.check?(answer) {
+            throw ProtocolError(.badMessage, message, ref: "result")
+        }
+        guard case .picked(let items) = answer, let uploads = presentation.uploads else { return .success(answer, []) }
+        do {
+            return .success(answer, try uploads.finish(items))
+        } catch {
+            uploads.reset()
+            throw error
+        }
     }
 
     func input(_ id: String, _ textFields: [String], in session: SessionState) -> ProtocolError? {

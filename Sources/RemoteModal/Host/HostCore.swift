@@ -20,6 +20,8 @@ final class HostCore: @unchecked Sendable {
     let metrics = HostMetrics()
     let newSessions = PublishSubject<Session>()
     private let routes = Mutex<[(prefix: String, route: HTTPRoute)]>([])
+    /// Host-served web authentication callbacks by nonce.
+    let authCallbacks = Mutex<[String: AuthCallback]>([:])
 
     private let queueKey = DispatchSpecificKey<Bool>()
     var connections: [ConnectionID: ConnectionState] = [:]
@@ -80,6 +82,7 @@ final class HostCore: @unchecked Sendable {
             response.contentType = "text/plain; version=0.0.4; charset=utf-8"
             return response
         }
+        if let response = authCallbackRoute(request) { return response }
         for (prefix, route) in routes.withLock({ $0 }) where request.path.hasPrefix(prefix) {
             if let response = route(request) { return response }
         }
@@ -246,20 +249,14 @@ final class HostCore: @unchecked Sendable {
             return nil
         case .result(let id, let value):
             return answer(id, in: session, ref: "result") { presentation throws(ProtocolError) in
-                .success(
-                    try presentation.description.validateResult(value, enabled: presentation.actionStates))
+                try decideResult(value, for: presentation)
             }
         case .failure(let id, let code, let text):
             return answer(id, in: session, ref: "failure") { _ in .failure(code, text) }
         case .input(let id, let textFields):
             return input(id, textFields, in: session)
         case .upload(let chunk):
-            guard session.wasPresented(chunk.id) else {
-                return ProtocolError(.unknownModal, "modal '\(chunk.id)' was never presented here", ref: "upload")
-            }
-            guard let presentation = session.pending[chunk.id] else { return nil }
-            return ProtocolError(
-                .uploadInvalid, "a \(presentation.description.kind) modal takes no uploads", ref: "upload")
+            return upload(chunk, in: session)
         case .event(let control):
             session.handle.tapped(control)
             return nil

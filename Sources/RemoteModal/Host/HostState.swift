@@ -85,12 +85,22 @@ final class SessionState: @unchecked Sendable {
     }
 }
 
+/// An accepted answer: what the client said, who said it, and any files it uploaded.
+struct AcceptedAnswer: Sendable {
+    let answer: ModalAnswer
+    let session: Session
+    let files: [PickedFile]
+}
+
 /// What the API layer wants to hear about a presentation. Called on the host executor.
 struct PresentationCallbacks: Sendable {
-    /// The accepted answer and the session that gave it.
-    var answered: @Sendable (ModalAnswer, Session) -> Void
+    /// The accepted answer.
+    var answered: @Sendable (AcceptedAnswer) -> Void
     /// The presentation failed (client failure, expiry, shutdown, timeout, refusal).
     var failed: @Sendable (any Error) -> Void
+    /// An extra check of a result before it is accepted (custom modals decode here); a
+    /// message means `bad_message` and the modal stays pending.
+    var check: (@Sendable (ModalAnswer) -> String?)? = nil
 }
 
 /// How an action's enabled state is decided while the modal is shown.
@@ -114,6 +124,8 @@ final class Presentation: @unchecked Sendable {
     var finished = false
     var timeout: (any Disposable)?
     var ruleSubscriptions = CompositeDisposable()
+    /// Received upload chunks, for pickers.
+    let uploads: UploadAssembly?
     let presentedAt: Date
 
     init(description: ModalDescription, callbacks: PresentationCallbacks, rules: [EnabledRule?], presentedAt: Date) {
@@ -127,6 +139,14 @@ final class Presentation: @unchecked Sendable {
             textFields = []
         }
         self.presentedAt = presentedAt
+        switch description {
+        case .photoPicker(let limit, _, let maxBytes):
+            uploads = UploadAssembly(maxBytes: maxBytes, maxFiles: max(1, limit))
+        case .mediaPicker(_, let multiple, let maxBytes):
+            uploads = UploadAssembly(maxBytes: maxBytes, maxFiles: multiple ? 1_000 : 1)
+        default:
+            uploads = nil
+        }
     }
 
     /// The description with the current action states, as a resume re-presents it.

@@ -1,0 +1,228 @@
+import Foundation
+import ModalProtocol
+import Reactive
+import RemoteModal
+import RemoteModalTestSupport
+import Testing
+import WebSocket
+
+struct Signature: CustomModal {
+    struct Payload: Encodable, Sendable { let prompt: String }
+    struct Result: Decodable, Sendable, Equatable { let name: String }
+    static let name = "signature"
+}
+
+@Suite("SHA-256")
+struct SHA256Tests {
+    @Test(arguments: [
+        ("", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"),
+        ("abc", "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"),
+        (
+            "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq",
+            "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"
+        ),
+    ])
+    func knownVectors(input: String, digest: String) {
+        #expect(SHA256.hex(Array(input.utf8)) == digest)
+    }
+
+    @Test func millionAs() {
+        var hash = SHA256()
+        for _ in 0..<1_000 { hash.update([UInt8](repeating: 0x61, count: 1_000)) }
+        #expect(hash.hexDigest() == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
+    }
+}
+
+func upload(_ client: TestClientLike, _ id: String, file: Int, name: String, _ data: [UInt8], chunk: Int = 32 * 1024) {
+    var offset = 0
+    repeat {
+        let part = Array(data[offset..<min(offset + chunk, data.count)])
+        client.send(
+            .upload(
+                UploadChunk(
+                    id: id, file: file, name: name, mimeType: "image/png", size: data.count, offset: offset,
+                    data: Data(part).base64EncodedString(), last: offset + chunk >= data.count)))
+        offset += chunk
+    } while offset < data.count
+}
+
+typealias TestClientLike = RemoteModalTestSupport.TestClient
+
+func item(_ name: String, _ data: [UInt8]) -> JSONValue {
+    [
+        "name": .string(name), "mimeType": "image/png", "size": .number(Double(data.count)),
+        "sha256": .string(SHA256.hex(data)),
+    ]
+}
+
+@Suite("Composers, pickers, web authentication and custom modals")
+struct KindsTests {
+    @Test func mailComposerResultCarriesTheEditedMail() {
+        let harness = HostHarness()
+        let client = harness.connect(capabilities: ["mailComposer"])
+        let outcome = Outcome<MailComposeResult>()
+        _ = RemoteModal.mailComposer(presenter: .session(harness.session(of: client))) {
+            $0.to = ["support@example.com"]
+            $0.subject = "Hello"
+        }.asObservable().subscribe(outcome.observer())
+        harness.settle()
+        client.send(
+            .result(id: "m1", value: ["status": "saved", "mail": ["to": ["a@b.c"], "subject": "Edited", "body": "x"]]))
+        harness.settle()
+        #expect(outcome.elements.first?.status == .saved)
+        #expect(outcome.elements.first?.mail.to == ["a@b.c"])
+        #expect(outcome.elements.first?.mail.subject == "Edited")
+    }
+
+    @Test func composersAreUnsupportedWithoutTheCapability() {
+        let harness = HostHarness()
+        let client = harness.connect(capabilities: ["alert"])
+        let outcome = Outcome<MessageComposeResult>()
+        _ = RemoteModal.messageComposer(presenter: .session(harness.session(of: client))).asObservable()
+            .subscribe(outcome.observer())
+        harness.settle()
+        #expect(outcome.error == .unsupported)
+    }
+
+    @Test func deniedAndFailedFailures() {
+        let harness = HostHarness()
+        let client = harness.connect(capabilities: ["photoPicker"])
+        let denied = Outcome<[PickedFile]>()
+        _ = RemoteModal.photoPicker(presenter: .session(harness.session(of: client))).asObservable()
+            .subscribe(denied.observer())
+        harness.settle()
+        client.send(.failure(id: "m1", code: .denied, message: "no photo access"))
+        harness.settle()
+        #expect(denied.error == .denied("no photo access"))
+    }
+
+    @Test func pickerDeliversCheckedFilesInMemoryAndSpooled() throws {
+        let harness = HostHarness()
+        let client = harness.connect(capabilities: ["photoPicker"])
+        let outcome = Outcome<[PickedFile]>()
+        _ = RemoteModal.photoPicker(presenter: .session(harness.session(of: client))) { $0.selectionLimit = 2 }
+            .asObservable().subscribe(outcome.observer())
+        harness.settle()
+        let small = [UInt8](repeating: 7, count: 1_000)
+        let large = (0..<600_000).map { UInt8(truncatingIfNeeded: $0 &* 31) }
+        upload(client, "m1", file: 0, name: "small.png", small)
+        upload(client, "m1", file: 1, name: "large.png", large)
+        client.send(.result(id: "m1", value: ["items": [item("small.png", small), item("large.png", large)]]))
+        harness.settle()
+        #expect(client.errors.isEmpty)
+        let files = outcome.elements.first ?? []
+        #expect(files.map(\.name) == ["small.png", "large.png"])
+        #expect(files.first?.data == Data(small))
+        let spooled = try #require(files.last?.fileURL)
+        #expect(try files.last?.contents() == Data(large))
+        #expect(FileManager.default.fileExists(atPath: spooled.path))
+        _ = outcome
+    }
+
+    @Test func aDroppedUploadRestartsAtOffsetZeroAndNothingHalfReceivedArrives() throws {
+        let harness = HostHarness()
+        let client = harness.connect(capabilities: ["photoPicker"])
+        let outcome = Outcome<[PickedFile]>()
+        _ = RemoteModal.photoPicker(presenter: .session(harness.session(of: client))).asObservable()
+            .subscribe(outcome.observer())
+        harness.settle()
+        let data = (0..<100_000).map { UInt8(truncatingIfNeeded: $0) }
+        // The first 32 KiB arrive, then the connection drops.
+        client.send(
+            .upload(
+                UploadChunk(
+                    id: "m1", file: 0, name: "a.png", mimeType: "image/png", size: data.count, offset: 0,
+                    data: Data(data[0..<32_768]).base64EncodedString(), last: false)))
+        harness.settle()
+        client.disconnect()
+        harness.settle()
+        let back = harness.connect(capabilities: ["photoPicker"], resume: client.session)
+        // A result now, before the file is complete, is refused.
+        back.send(.result(id: "m1", value: ["items": [item("a.png", data)]]))
+        harness.settle()
+        #expect(back.errors == [.uploadInvalid])
+        upload(back, "m1", file: 0, name: "a.png", data)
+        back.send(.result(id: "m1", value: ["items": [item("a.png", data)]]))
+        harness.settle()
+        #expect(outcome.elements.first?.first?.size == data.count)
+        #expect(try outcome.elements.first?.first?.contents() == Data(data))
+    }
+
+    @Test(arguments: ["gap", "overrun", "notBase64", "bigChunk", "overMax", "wrongSize"])
+    func uploadViolations(kind: String) {
+        let harness = HostHarness()
+        let client = harness.connect(capabilities: ["photoPicker"])
+        let outcome = Outcome<[PickedFile]>()
+        _ = RemoteModal.photoPicker(presenter: .session(harness.session(of: client))) { $0.maxBytes = 100_000 }
+            .asObservable().subscribe(outcome.observer())
+        harness.settle()
+        let ok = Data([1, 2, 3]).base64EncodedString()
+        func chunk(size: Int = 10, offset: Int = 0, data: String = ok, last: Bool = false) -> ClientMessage {
+            .upload(
+                UploadChunk(
+                    id: "m1", file: 0, name: "a.png", mimeType: "image/png", size: size, offset: offset, data: data,
+                    last: last))
+        }
+        switch kind {
+        case "gap":
+            client.send(chunk())
+            client.send(chunk(offset: 5))
+        case "overrun": client.send(chunk(size: 2))
+        case "notBase64": client.send(chunk(data: "%%%"))
+        case "bigChunk": client.send(chunk(size: 50_000, data: Data(count: 40_000).base64EncodedString()))
+        case "overMax": client.send(chunk(size: 200_000))
+        default:
+            client.send(chunk())
+            client.send(chunk(size: 11, offset: 3))
+        }
+        harness.settle()
+        #expect(client.errors.last == .uploadInvalid)
+        #expect(!outcome.finished)
+    }
+
+    @Test func customModalDecodesOrRefusesAndStaysPending() {
+        let harness = HostHarness()
+        let client = harness.connect(capabilities: ["custom:signature"])
+        let outcome = Outcome<Signature.Result>()
+        _ = RemoteModal.custom(
+            Signature.self, payload: .init(prompt: "Sign here"), presenter: .session(harness.session(of: client))
+        ).asObservable().subscribe(outcome.observer())
+        harness.settle()
+        #expect(client.presents.first?.modal == .custom(name: "signature", payload: ["prompt": "Sign here"]))
+        client.send(.result(id: "m1", value: ["nom": "Ann"]))
+        harness.settle()
+        #expect(client.errors == [.badMessage])
+        #expect(!outcome.finished)
+        client.send(.result(id: "m1", value: ["name": "Ann"]))
+        harness.settle()
+        #expect(outcome.elements == [Signature.Result(name: "Ann")])
+    }
+
+    @Test func customModalNeedsItsCapability() {
+        let harness = HostHarness()
+        let client = harness.connect(capabilities: ["custom:other"])
+        let outcome = Outcome<Signature.Result>()
+        _ = RemoteModal.custom(
+            Signature.self, payload: .init(prompt: "x"), presenter: .session(harness.session(of: client))
+        ).asObservable().subscribe(outcome.observer())
+        harness.settle()
+        #expect(outcome.error == .unsupported)
+    }
+
+    @Test func nativeWebAuthenticationResolvesWithTheSchemeURL() {
+        let harness = HostHarness()
+        let client = harness.connect(capabilities: ["webAuthentication"])
+        let outcome = Outcome<URL>()
+        _ = RemoteModal.webAuthenticationSession(
+            presenter: .session(harness.session(of: client)), url: URL(string: "https://idp.example/authorize")!,
+            callbackURLScheme: "myapp"
+        ).asObservable().subscribe(outcome.observer())
+        harness.settle()
+        client.send(.result(id: "m1", value: ["url": "https://evil.example/cb"]))
+        harness.settle()
+        #expect(client.errors == [.badMessage])
+        client.send(.result(id: "m1", value: ["url": "myapp://cb?code=42"]))
+        harness.settle()
+        #expect(outcome.elements == [URL(string: "myapp://cb?code=42")!])
+    }
+}

@@ -1,0 +1,198 @@
+"""Composers, pickers and web authentication over a real socket, with outside clients."""
+import asyncio
+import base64
+import hashlib
+import urllib.error
+import urllib.parse
+import urllib.request
+
+import pytest
+
+from protocol_client import ProtocolClient
+
+
+def run(coroutine):
+    return asyncio.run(asyncio.wait_for(coroutine, 60))
+
+
+async def open_contact(host, choice, capabilities=None):
+    kwargs = {"capabilities": capabilities} if capabilities else {}
+    client = await ProtocolClient.open(host.url, **kwargs)
+    await client.tap("contact")
+    sheet = await client.expect("present")
+    assert sheet["modal"]["source"] == "contact"
+    assert [a["title"] for a in sheet["modal"]["actions"]] == ["Mail", "Message", "Cancel"]
+    await client.send({"type": "result", "id": sheet["id"], "value": {"action": choice}})
+    return client
+
+
+def test_mail_composer_returns_the_edited_mail(demo_host):
+    async def scenario():
+        client = await open_contact(demo_host, 0)
+        composer = await client.expect("present")
+        assert composer["modal"] == {"kind": "mailComposer", "to": ["support@example.com"], "cc": [], "bcc": [],
+                                     "subject": "Hello", "body": "Hello World!", "isHTML": False}
+        await client.send({"type": "result", "id": composer["id"], "value": {"status": "sent", "mail": {
+            "to": ["support@example.com"], "cc": [], "bcc": [], "subject": "Hello", "body": "Edited"}}})
+        assert (await client.expect("status"))["text"] == "Mail sent"
+        await client.close()
+    run(scenario())
+
+
+def test_message_composer_cancel_is_a_value(demo_host):
+    async def scenario():
+        client = await open_contact(demo_host, 1)
+        composer = await client.expect("present")
+        assert composer["modal"]["recipients"] == ["0639981337"] and composer["modal"]["body"] == "Hello World!"
+        await client.send({"type": "result", "id": composer["id"], "value": {"status": "cancelled"}})
+        assert (await client.expect("status"))["text"] == "Message cancelled"
+        await client.close()
+    run(scenario())
+
+
+def test_mail_unsupported_on_a_client_without_the_capability(demo_host):
+    async def scenario():
+        client = await open_contact(demo_host, 0, capabilities=["alert", "actionSheet"])
+        status = await client.expect("status")
+        assert status["level"] == "error" and status["text"] == "Mail is not supported on this client"
+        await client.close()
+    run(scenario())
+
+
+def chunks(data, size=32 * 1024):
+    for offset in range(0, max(len(data), 1), size):
+        yield offset, data[offset:offset + size], offset + size >= len(data)
+
+
+async def upload(client, modal_id, index, name, data, tamper=None):
+    for offset, part, last in chunks(data):
+        message = {"type": "upload", "id": modal_id, "file": index, "name": name, "mimeType": "image/png",
+                   "size": len(data), "offset": offset, "data": base64.b64encode(part).decode(), "last": last}
+        if tamper:
+            tamper(message)
+        await client.send(message)
+
+
+def test_photo_upload_checked_and_summarized(demo_host):
+    async def scenario():
+        client = await ProtocolClient.open(demo_host.url)
+        await client.tap("photo")
+        picker = await client.expect("present")
+        assert picker["modal"] == {"kind": "photoPicker", "selectionLimit": 3, "filter": ["image"], "maxBytes": 10485760}
+        files = [bytes(range(256)) * 400, b"\x89PNG small"]
+        for index, data in enumerate(files):
+            await upload(client, picker["id"], index, f"p{index}.png", data)
+        items = [{"name": f"p{i}.png", "mimeType": "image/png", "size": len(d), "sha256": hashlib.sha256(d).hexdigest()}
+                 for i, d in enumerate(files)]
+        await client.send({"type": "result", "id": picker["id"], "value": {"items": items}})
+        status = await client.expect("status")
+        assert status["text"] == f"Received 2 photo(s), {sum(map(len, files))} bytes"
+        assert not [m for m in client.inbox if m["type"] == "error"]
+        await client.close()
+    run(scenario())
+
+
+def test_upload_tampering_is_refused_and_the_modal_stays(demo_host):
+    async def scenario():
+        client = await ProtocolClient.open(demo_host.url)
+        await client.tap("photo")
+        picker = await client.expect("present")
+        data = b"a" * 70000
+        # A gap in the offsets.
+        await upload(client, picker["id"], 0, "a.png", data, tamper=lambda m: m.update(offset=m["offset"] + (1 if m["offset"] else 0)))
+        assert (await client.expect("error"))["code"] == "upload_invalid"
+        # A wrong hash.
+        await upload(client, picker["id"], 0, "a.png", data)
+        bad = [{"name": "a.png", "mimeType": "image/png", "size": len(data), "sha256": "0" * 64}]
+        await client.send({"type": "result", "id": picker["id"], "value": {"items": bad}})
+        assert (await client.expect("error"))["code"] == "upload_invalid"
+        # Over the limit: a declared size past maxBytes.
+        await client.send({"type": "upload", "id": picker["id"], "file": 0, "name": "big.png", "mimeType": "image/png",
+                           "size": 20 * 1024 * 1024, "offset": 0, "data": "", "last": False})
+        assert (await client.expect("error"))["code"] == "upload_invalid"
+        # Still pending: a clean upload now succeeds.
+        await upload(client, picker["id"], 0, "a.png", data)
+        good = [{"name": "a.png", "mimeType": "image/png", "size": len(data), "sha256": hashlib.sha256(data).hexdigest()}]
+        await client.send({"type": "result", "id": picker["id"], "value": {"items": good}})
+        assert (await client.expect("status"))["text"] == f"Received 1 photo(s), {len(data)} bytes"
+        await client.close()
+    run(scenario())
+
+
+def test_empty_selection_is_a_value(demo_host):
+    async def scenario():
+        client = await ProtocolClient.open(demo_host.url)
+        await client.tap("photo")
+        picker = await client.expect("present")
+        await client.send({"type": "result", "id": picker["id"], "value": {"items": []}})
+        assert (await client.expect("status"))["text"] == "Received 0 photo(s), 0 bytes"
+        await client.close()
+    run(scenario())
+
+
+class NoRedirect(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, *args, **kwargs):
+        return None
+
+
+def authorize(url, sub="alice"):
+    """Plays the person at the provider's page: posts the subject, returns the redirect."""
+    opener = urllib.request.build_opener(NoRedirect)
+    request = urllib.request.Request(url, data=urllib.parse.urlencode({"sub": sub}).encode(), method="POST")
+    try:
+        opener.open(request)
+    except urllib.error.HTTPError as redirect:
+        assert redirect.code in (302, 303), redirect.code
+        return redirect.headers["Location"]
+    raise AssertionError("the provider did not redirect")
+
+
+def fetch(url):
+    try:
+        with urllib.request.urlopen(url) as reply:
+            return reply.status, reply.read().decode()
+    except urllib.error.HTTPError as error:
+        return error.code, error.read().decode()
+
+
+def test_login_against_a_real_openid_provider(oidc_host):
+    host, provider = oidc_host
+
+    async def scenario():
+        client = await ProtocolClient.open(host.url)
+        controls = await client.expect("controls")
+        assert "login" in [i["id"] for i in controls["items"]]
+        await client.tap("login")
+        present = await client.expect("present")
+        modal = present["modal"]
+        assert modal["kind"] == "webAuthentication" and modal["callbackURLScheme"] is None
+        assert modal["url"].startswith(f"{provider.issuer}/oauth2/authorize?")
+        assert modal["callbackURL"].startswith(f"http://127.0.0.1:{host.port}/auth/callback/")
+        callback = await asyncio.get_running_loop().run_in_executor(None, authorize, modal["url"])
+        assert callback.startswith(modal["callbackURL"]) and "code=" in callback
+        # A wrong state is refused and resolves nothing.
+        wrong = callback.replace("state=", "state=x")
+        status, _ = await asyncio.get_running_loop().run_in_executor(None, fetch, wrong)
+        assert status == 400
+        status, page = await asyncio.get_running_loop().run_in_executor(None, fetch, callback)
+        assert status == 200 and "window.close" in page
+        assert (await client.expect("dismiss", id=present["id"]))["reason"] == "resolved"
+        assert (await client.expect("status"))["text"] == "Logged in (code received)"
+        # Replaying the callback is refused.
+        status, _ = await asyncio.get_running_loop().run_in_executor(None, fetch, callback)
+        assert status == 404
+        await client.close()
+    run(scenario())
+
+
+def test_login_window_closed_is_cancelled(oidc_host):
+    host, _ = oidc_host
+
+    async def scenario():
+        client = await ProtocolClient.open(host.url)
+        await client.tap("login")
+        present = await client.expect("present")
+        await client.send({"type": "failure", "id": present["id"], "code": "cancelled"})
+        assert (await client.expect("status"))["text"] == "Log in cancelled"
+        await client.close()
+    run(scenario())
