@@ -7,7 +7,7 @@ from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "python"))
-from hosts import Host, ROOT  # noqa: E402
+from hosts import Host, OIDCProvider, ROOT  # noqa: E402
 
 SHOTS = os.path.join(ROOT, "artifacts", "screenshots")
 
@@ -44,3 +44,13 @@ def kiosk_browser():
     driver.size_name = "kiosk"
     yield driver
     driver.quit()
+
+
+@pytest.fixture
+def oidc_host():
+    provider = OIDCProvider()
+    server = Host("--web-root", os.path.join(ROOT, "web"), "--oidc-issuer", provider.issuer,
+                  "--oidc-client-id", "remote-modal-demo")
+    yield server
+    server.stop()
+    provider.stop()

@@ -141,3 +141,88 @@ def test_host_sent_html_is_shown_as_text(host, kiosk_browser):
     screenshot(browser, "approve-xss-as-text")
     dialog.find_element(By.XPATH, ".//button[text()='Approve']").click()
     wait_toast(browser, f"Approved by {name}")
+
+
+def make_png(path, width=64, height=48):
+    """Writes a real PNG (a gradient) with nothing but the standard library."""
+    import struct
+    import zlib
+    raw = b"".join(b"\x00" + bytes(v for x in range(width) for v in (x * 4 % 256, y * 5 % 256, 128))
+                   for y in range(height))
+
+    def chunk(kind, data):
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+
+    png = b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0))
+    png += chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b"")
+    with open(path, "wb") as file:
+        file.write(png)
+    return len(png)
+
+
+def test_photo_upload_with_progress(host, browser, tmp_path):
+    open_page(browser, host)
+    sizes = [make_png(tmp_path / "one.png", 300, 200), make_png(tmp_path / "two.png", 64, 48)]
+    browser.find_element(By.CSS_SELECTOR, "[data-control=photo]").click()
+    dialog = open_dialog(browser)
+    picker = dialog.find_element(By.CSS_SELECTOR, "input[type=file]")
+    assert picker.get_attribute("accept") == "image/*"
+    picker.send_keys(f"{tmp_path / 'one.png'}\n{tmp_path / 'two.png'}")
+    wait(browser).until(lambda d: len(dialog.find_elements(By.CSS_SELECTOR, ".previews img")) == 2)
+    screenshot(browser, "photo-picked")
+    # Record what the progress bar is told, chunk by chunk.
+    browser.execute_script("""
+        const client = window.remoteModal, upload = client.upload.bind(client);
+        window.progressSeen = [];
+        client.upload = (id, files, report) => upload(id, files, (f) => { window.progressSeen.push(f); report(f); });
+    """)
+    dialog.find_element(By.CSS_SELECTOR, "button.preferred").click()
+    wait_toast(browser, f"Received 2 photo(s), {sum(sizes)} bytes")
+    seen = browser.execute_script("return window.progressSeen")
+    assert len(seen) >= 3 and seen == sorted(seen) and seen[-1] == 1
+
+
+def test_mail_composer_edits_and_sends(host, kiosk_browser):
+    browser = kiosk_browser
+    open_page(browser, host)
+    browser.find_element(By.CSS_SELECTOR, "[data-control=contact]").click()
+    open_dialog(browser).find_element(By.XPATH, ".//button[text()='Mail']").click()
+    wait(browser).until(lambda d: d.find_elements(By.CSS_SELECTOR, "dialog.modal-mailComposer[open]"))
+    dialog = browser.find_element(By.CSS_SELECTOR, "dialog.modal-mailComposer[open]")
+    to = dialog.find_element(By.CSS_SELECTOR, "input[aria-label=To]")
+    assert to.get_attribute("value") == "support@example.com"
+    body = dialog.find_element(By.CSS_SELECTOR, "textarea")
+    assert body.get_attribute("value") == "Hello World!"
+    body.send_keys(" More text.")
+    screenshot(browser, "mail-composer")
+    dialog.find_element(By.XPATH, ".//button[text()='Send']").click()
+    wait_toast(browser, "Mail sent")
+
+
+def test_login_through_a_real_openid_provider_window(oidc_host, kiosk_browser):
+    browser = kiosk_browser
+    open_page(browser, oidc_host)
+    main = browser.current_window_handle
+    browser.find_element(By.CSS_SELECTOR, "[data-control=login]").click()
+    open_dialog(browser)
+    wait(browser).until(lambda d: len(d.window_handles) == 2)
+    popup = next(handle for handle in browser.window_handles if handle != main)
+    browser.switch_to.window(popup)
+    wait(browser).until(EC.presence_of_element_located((By.NAME, "sub"))).send_keys("alice")
+    browser.find_element(By.XPATH, "//button[text()='Authorize']").click()
+    browser.switch_to.window(main)
+    wait_toast(browser, "Logged in (code received)")
+    wait(browser).until(lambda d: len(d.window_handles) == 1)
+
+
+def test_closing_the_login_window_cancels(oidc_host, kiosk_browser):
+    browser = kiosk_browser
+    open_page(browser, oidc_host)
+    main = browser.current_window_handle
+    browser.find_element(By.CSS_SELECTOR, "[data-control=login]").click()
+    open_dialog(browser)
+    wait(browser).until(lambda d: len(d.window_handles) == 2)
+    browser.switch_to.window(next(h for h in browser.window_handles if h != main))
+    browser.close()
+    browser.switch_to.window(main)
+    wait_toast(browser, "Log in cancelled")
