@@ -143,11 +143,15 @@ def test_host_sent_html_is_shown_as_text(host, kiosk_browser):
     wait_toast(browser, f"Approved by {name}")
 
 
-def make_png(path, width=64, height=48):
-    """Writes a real PNG (a gradient) with nothing but the standard library."""
+def make_png(path, width=64, height=48, noise=0):
+    """Writes a real PNG (a gradient, with some seeded noise so it does not compress
+    away) with nothing but the standard library."""
+    import random
     import struct
     import zlib
-    raw = b"".join(b"\x00" + bytes(v for x in range(width) for v in (x * 4 % 256, y * 5 % 256, 128))
+    jitter = random.Random(7)
+    raw = b"".join(b"\x00" + bytes((v + jitter.randrange(noise + 1)) % 256
+                                    for x in range(width) for v in (x * 4 % 256, y * 5 % 256, 128))
                    for y in range(height))
 
     def chunk(kind, data):
@@ -162,7 +166,7 @@ def make_png(path, width=64, height=48):
 
 def test_photo_upload_with_progress(host, browser, tmp_path):
     open_page(browser, host)
-    sizes = [make_png(tmp_path / "one.png", 300, 200), make_png(tmp_path / "two.png", 64, 48)]
+    sizes = [make_png(tmp_path / "one.png", 300, 200, noise=40), make_png(tmp_path / "two.png", 64, 48)]
     browser.find_element(By.CSS_SELECTOR, "[data-control=photo]").click()
     dialog = open_dialog(browser)
     picker = dialog.find_element(By.CSS_SELECTOR, "input[type=file]")
