@@ -3,7 +3,7 @@ import Reactive
 import ReactiveTestSupport
 import Testing
 
-final class ChildCoordinator: ReactiveCoordinator<String> {
+final class ChildCoordinator: ReactiveCoordinator<String>, @unchecked Sendable {
     let flow: Observable<String>
     init(_ flow: Observable<String>) {
         self.flow = flow
@@ -11,7 +11,7 @@ final class ChildCoordinator: ReactiveCoordinator<String> {
     override func start() -> Observable<String> { flow }
 }
 
-final class ParentCoordinator: ReactiveCoordinator<String> {}
+final class ParentCoordinator: ReactiveCoordinator<String>, @unchecked Sendable {}
 
 @Suite("ReactiveCoordinator releases children however their flow ends")
 struct CoordinatorTests {
