@@ -69,10 +69,17 @@ def test_escape_picks_cancel_and_focus_returns(host, kiosk_browser):
     open_page(browser, host)
     control = browser.find_element(By.CSS_SELECTOR, "[data-control=signIn]")
     control.click()
-    open_dialog(browser)
+    dialog = open_dialog(browser)
+    # Tab cycles inside the modal: nothing behind it takes focus.
+    for _ in range(8):
+        browser.switch_to.active_element.send_keys(Keys.TAB)
+        inside = browser.execute_script("return document.querySelector('dialog[open]').contains(document.activeElement)")
+        assert inside, "focus left the modal"
     browser.switch_to.active_element.send_keys(Keys.ESCAPE)
     wait_toast(browser, "Sign in cancelled")
     wait(browser).until(lambda d: not d.find_elements(By.CSS_SELECTOR, "dialog.modal[open]"))
+    # Focus returns to the control that opened it.
+    assert browser.switch_to.active_element.get_attribute("data-control") == "signIn"
 
 
 def test_country_sheet(host, browser):

@@ -29,7 +29,10 @@ client.addEventListener("state", ({ detail }) => {
   document.body.classList.toggle("offline", detail.state !== "open");
 });
 
+let pendingFocus = null;     // a control to focus once it is enabled again
+
 client.addEventListener("controls", ({ detail }) => {
+  const focused = document.activeElement?.dataset?.control ?? (document.activeElement === document.body ? pendingFocus : null);
   controlsBar.replaceChildren(...detail.items.map((item) => {
     const button = document.createElement("button");
     button.type = "button";
@@ -49,6 +52,9 @@ client.addEventListener("controls", ({ detail }) => {
     button.addEventListener("click", () => client.tap(item.id));
     return button;
   }));
+  // The bar is rebuilt on every change; keep focus where the person left it.
+  const again = focused && controlsBar.querySelector(`[data-control="${CSS.escape(focused)}"]`);
+  if (again && !again.disabled) { again.focus(); pendingFocus = null; }
 });
 
 client.addEventListener("status", ({ detail }) => {
@@ -64,7 +70,8 @@ client.addEventListener("status", ({ detail }) => {
 client.addEventListener("error", ({ detail }) => console.warn("host error", detail));
 
 client.addEventListener("present", ({ detail: { id, modal } }) => {
-  const returnFocus = document.activeElement;
+  // Remember what had focus (by control id too: the controls bar is rebuilt meanwhile).
+  const returnFocus = { element: document.activeElement, control: document.activeElement?.dataset?.control };
   const handle = renderModal(id, modal, {
     result: (value) => { handle.dialog.classList.add("answered"); client.result(id, value); },
     failure: (code) => { handle.dialog.classList.add("answered"); client.failure(id, code); },
@@ -86,7 +93,9 @@ client.addEventListener("dismiss", ({ detail }) => {
   open.delete(detail.id);
   entry.handle.dialog.close();
   entry.handle.dialog.remove();
-  if (entry.returnFocus?.isConnected) entry.returnFocus.focus();
+  const { element, control } = entry.returnFocus;
+  const target = element?.isConnected ? element : control && document.querySelector(`[data-control="${CSS.escape(control)}"]`);
+  if (target?.disabled) pendingFocus = control; else target?.focus();
 });
 
 client.connect();

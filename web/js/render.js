@@ -40,6 +40,7 @@ export function renderModal(id, modal, io) {
   const dialog = el("dialog", { class: `modal modal-${modal.kind}`, "aria-labelledby": titleId, "data-modal-id": id });
   const body = el("form", { method: "dialog", class: "modal-body" });
   dialog.append(body);
+  dialog.addEventListener("keydown", (event) => trapTab(dialog, event));
   let buttons = [];
   let cancelIndex = -1;
   const handle = { dialog, update() {}, setBusy() {} };
@@ -205,6 +206,19 @@ export function renderModal(id, modal, io) {
       setTimeout(() => io.failure("unsupported"), 0);
   }
   return handle;
+}
+
+/** Keeps Tab and Shift-Tab cycling inside the dialog (the page behind is inert, but the
+ *  browser would otherwise move focus out to its own interface). */
+function trapTab(dialog, event) {
+  if (event.key !== "Tab") return;
+  const focusable = [...dialog.querySelectorAll("input, textarea, button, a[href], select")]
+    .filter((node) => !node.disabled && node.offsetParent !== null);
+  if (focusable.length === 0) return;
+  const first = focusable[0];
+  const last = focusable[focusable.length - 1];
+  if (event.shiftKey && document.activeElement === first) { event.preventDefault(); last.focus(); }
+  else if (!event.shiftKey && document.activeElement === last) { event.preventDefault(); first.focus(); }
 }
 
 /** Focuses the first text field, else the preferred button, else the first button. */
