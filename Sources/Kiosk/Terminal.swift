@@ -1,0 +1,115 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The terminal in raw mode: keys in, full-screen frames out, the original mode restored
+/// on exit (including Ctrl-C and fatal signals).
+public final class Terminal: @unchecked Sendable {
+    // `@unchecked Sendable`: `original` is written once in `enterRawMode`, before any other
+    // thread uses the terminal; the rest is immutable.
+    private var original = termios()
+    private var raw = false
+
+    /// Creates a handle on standard input and output.
+    public init() {}
+
+    /// Whether standard input is a terminal.
+    public var isInteractive: Bool { isatty(STDIN_FILENO) == 1 }
+
+    /// Switches to raw mode (no echo, no line buffering, Ctrl-C read as a key).
+    public func enterRawMode() {
+        guard isInteractive, !raw else { return }
+        tcgetattr(STDIN_FILENO, &original)
+        var mode = original
+        mode.c_lflag &= ~tcflag_t(ECHO | ICANON | ISIG | IEXTEN)
+        mode.c_iflag &= ~tcflag_t(IXON | ICRNL)
+        tcsetattr(STDIN_FILENO, TCSAFLUSH, &mode)
+        raw = true
+        write("\u{1B}[?1049h\u{1B}[?25l")
+    }
+
+    /// Restores the mode the terminal had.
+    public func restore() {
+        guard raw else { return }
+        write("\u{1B}[?25h\u{1B}[?1049l")
+        tcsetattr(STDIN_FILENO, TCSAFLUSH, &original)
+        raw = false
+    }
+
+    /// The size in columns and rows.
+    public var size: (columns: Int, rows: Int) {
+        var window = winsize()
+        if ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &window) == 0, window.ws_col > 0 {
+            return (Int(window.ws_col), Int(window.ws_row))
+        }
+        return (80, 24)
+    }
+
+    /// Draws a whole frame.
+    /// - Parameter lines: The lines.
+    public func draw(_ lines: [String]) {
+        write("\u{1B}[H\u{1B}[2J" + lines.joined(separator: "\r\n"))
+    }
+
+    /// Writes text.
+    /// - Parameter text: The text.
+    public func write(_ text: String) {
+        FileHandle.standardOutput.write(Data(text.utf8))
+    }
+
+    /// Reads keys until end of input, calling `handle` for each (on the calling thread).
+    /// - Parameter handle: Called per key.
+    public func readKeys(_ handle: (Key) -> Void) {
+        var decoder = KeyDecoder()
+        var buffer = [UInt8](repeating: 0, count: 256)
+        while true {
+            let count = read(STDIN_FILENO, &buffer, buffer.count)
+            if count <= 0 { return }
+            for key in decoder.feed(Array(buffer[0..<count])) { handle(key) }
+        }
+    }
+}
+
+/// Turns terminal bytes into keys (UTF-8 characters, control keys, arrow sequences). Pure.
+public struct KeyDecoder: Sendable {
+    private var pending: [UInt8] = []
+
+    /// Creates a decoder.
+    public init() {}
+
+    /// Feeds bytes.
+    /// - Parameter bytes: What the terminal sent.
+    /// - Returns: The keys they make.
+    public mutating func feed(_ bytes: [UInt8]) -> [Key] {
+        pending += bytes
+        var keys: [Key] = []
+        while !pending.isEmpty {
+            let byte = pending[0]
+            switch byte {
+            case 0x03: keys.append(.interrupt); pending.removeFirst()
+            case 0x09: keys.append(.tab); pending.removeFirst()
+            case 0x0D, 0x0A: keys.append(.enter); pending.removeFirst()
+            case 0x7F, 0x08: keys.append(.backspace); pending.removeFirst()
+            case 0x1B:
+                if pending.count >= 3, pending[1] == 0x5B {
+                    if pending[2] == 0x41 { keys.append(.up) } else if pending[2] == 0x42 { keys.append(.down) }
+                    pending.removeFirst(3)
+                } else {
+                    keys.append(.escape)
+                    pending.removeFirst()
+                }
+            case 0x00..<0x20: pending.removeFirst()
+            default:
+                let length = byte >= 0xF0 ? 4 : byte >= 0xE0 ? 3 : byte >= 0xC0 ? 2 : 1
+                guard pending.count >= length else { return keys }
+                if let text = String(validating: pending[0..<length], as: UTF8.self), let character = text.first {
+                    keys.append(.character(character))
+                }
+                pending.removeFirst(length)
+            }
+        }
+        return keys
+    }
+}
