@@ -2,7 +2,7 @@
 SWIFT ?= swift
 SWIFT_FLAGS ?= -Xswiftc -warnings-as-errors
 
-.PHONY: demo test test-swift test-python test-js test-browser test-autobahn test-tsan lint bench build bootstrap clean
+.PHONY: demo test test-swift test-python test-js test-browser test-terminal test-autobahn test-tsan lint bench build bootstrap clean
 
 ## Run the demo host on http://127.0.0.1:8080 (installs what is missing first).
 demo:
@@ -10,7 +10,7 @@ demo:
 	$(SWIFT) run -c release modal-host
 
 ## Run every test: the Swift suites, the outside-client suites, the Autobahn suite.
-test: bootstrap test-swift test-python test-js test-browser test-autobahn
+test: bootstrap test-swift test-python test-js test-browser test-terminal test-autobahn
 
 bootstrap:
 	scripts/bootstrap
@@ -32,6 +32,10 @@ test-js:
 ## The web front end in headless Chromium (Selenium) against a real modal-host.
 test-browser: build
 	.venv/bin/python -m pytest -q Tests/browser
+
+## The kiosk in a real terminal (tmux) against a real modal-host.
+test-terminal: build
+	.venv/bin/python -m pytest -q Tests/terminal
 
 ## The Autobahn TestSuite (fuzzingclient) against modal-host --echo.
 test-autobahn: build

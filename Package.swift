@@ -20,6 +20,7 @@ let package = Package(
         .executable(name: "reactive-bench", targets: ["ReactiveBench"]),
         .executable(name: "modal-host", targets: ["ModalHost"]),
         .executable(name: "modal-bench", targets: ["ModalBench"]),
+        .executable(name: "kiosk", targets: ["KioskMain"]),
     ],
     targets: [
         .target(name: "Reactive", swiftSettings: strict),
@@ -46,6 +47,8 @@ let package = Package(
         .executableTarget(
             name: "ModalHost", dependencies: ["DemoHost", "RemoteModal", "WebSocket", "Logging"], swiftSettings: strict),
         .target(name: "Bench", dependencies: ["WebSocket", "Logging"], swiftSettings: strict),
+        .target(name: "Kiosk", dependencies: ["ModalProtocol", "WebSocket", "Logging"], swiftSettings: strict),
+        .executableTarget(name: "KioskMain", dependencies: ["Kiosk", "Flags"], swiftSettings: strict),
         .executableTarget(name: "ModalBench", dependencies: ["Bench", "Flags"], swiftSettings: strict),
         .target(name: "CAllocationCounter"),
         .executableTarget(
@@ -67,6 +70,7 @@ let package = Package(
         .testTarget(
             name: "CoordinatorTests", dependencies: ["Coordinator", "Reactive", "ReactiveTestSupport"],
             swiftSettings: strict),
+        .testTarget(name: "KioskTests", dependencies: ["Kiosk", "ModalProtocol"], swiftSettings: strict),
         .testTarget(name: "FlagsTests", dependencies: ["Flags"], swiftSettings: strict),
         .testTarget(name: "WebSocketTests", dependencies: ["WebSocket", "Logging"], swiftSettings: strict),
     ],

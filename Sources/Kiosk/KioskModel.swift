@@ -249,31 +249,59 @@ public struct KioskModel: Sendable {
         let cancel = open.choices[index].style == .cancel
         let texts = open.fields.map(\.text)
         func list(_ text: String) -> JSONValue {
-            .array(text.split(separator: ",").map { .string($0.trimmingCharacters(in: .whitespaces)) }.filter { $0 != .string("") })
+            .array(
+                text.split(separator: ",").map { .string($0.trimmingCharacters(in: .whitespaces)) }.filter {
+                    $0 != .string("")
+                })
         }
         var effects: [KioskEffect] = []
         switch open.modal {
         case .alert:
-            effects = [.send(.result(id: open.id, value: ["action": .number(Double(index)), "textFields": .array(texts.map { .string($0) })]))]
+            effects = [
+                .send(
+                    .result(
+                        id: open.id,
+                        value: ["action": .number(Double(index)), "textFields": .array(texts.map { .string($0) })]))
+            ]
         case .actionSheet:
             effects = [.send(.result(id: open.id, value: ["action": .number(Double(index))]))]
         case .mailComposer:
             let status = ["cancelled", "saved", "sent"][index]
-            effects = [.send(.result(id: open.id, value: [
-                "status": .string(status),
-                "mail": ["to": list(texts[0]), "cc": list(texts[1]), "bcc": list(texts[2]), "subject": .string(texts[3]), "body": .string(texts[4])],
-            ]))]
+            effects = [
+                .send(
+                    .result(
+                        id: open.id,
+                        value: [
+                            "status": .string(status),
+                            "mail": [
+                                "to": list(texts[0]), "cc": list(texts[1]), "bcc": list(texts[2]),
+                                "subject": .string(texts[3]), "body": .string(texts[4]),
+                            ],
+                        ]))
+            ]
         case .messageComposer:
             let status = index == 0 ? "cancelled" : "sent"
-            effects = [.send(.result(id: open.id, value: ["status": .string(status), "message": ["recipients": list(texts[0]), "body": .string(texts[1])]]))]
+            effects = [
+                .send(
+                    .result(
+                        id: open.id,
+                        value: [
+                            "status": .string(status),
+                            "message": ["recipients": list(texts[0]), "body": .string(texts[1])],
+                        ]))
+            ]
         case .webAuthentication:
-            effects = cancel ? [.send(.failure(id: open.id, code: .cancelled, message: nil))]
+            effects =
+                cancel
+                ? [.send(.failure(id: open.id, code: .cancelled, message: nil))]
                 : [.send(.result(id: open.id, value: ["url": .string(texts.first ?? "")]))]
         case .photoPicker, .mediaPicker:
             if cancel {
                 effects = [.send(.result(id: open.id, value: ["items": []]))]
             } else {
-                let paths = texts[0].split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+                let paths = texts[0].split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter {
+                    !$0.isEmpty
+                }
                 open.progress = 0
                 effects = [.upload(id: open.id, paths: paths)]
             }

@@ -44,7 +44,9 @@ public enum KioskScreen {
         case .custom(let name, _): title = "Custom: \(name)"
         }
         lines.append("== \(title) ==")
-        if let note = open.note { lines += note.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) }
+        if let note = open.note {
+            lines += note.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        }
         for (index, field) in open.fields.enumerated() {
             let marker = open.focus == index ? ">" : " "
             let text = field.secret ? String(repeating: "*", count: field.text.count) : field.text
@@ -57,7 +59,9 @@ public enum KioskScreen {
         }
         if let progress = open.progress {
             let filled = Int((progress * 20).rounded())
-            lines.append("Uploading [\(String(repeating: "#", count: filled))\(String(repeating: ".", count: 20 - filled))] \(Int(progress * 100))%")
+            lines.append(
+                "Uploading [\(String(repeating: "#", count: filled))\(String(repeating: ".", count: 20 - filled))] \(Int(progress * 100))%"
+            )
         }
         if open.answered {
             lines.append("(answer sent, waiting for the host)")

@@ -1,0 +1,239 @@
+import Dispatch
+import Foundation
+import ModalProtocol
+import Synchronization
+
+/// Runs the kiosk: the model on one serial queue, the connection feeding it, and either
+/// the terminal (interactive) or a script (unattended) driving it.
+public final class KioskApp: @unchecked Sendable {
+    // `@unchecked Sendable`: `model`, `runner` and `deadline` are only touched on `queue`.
+    private let queue = DispatchQueue(label: "kiosk")
+    private var model: KioskModel
+    private var runner: ScriptRunner?
+    private var deadline: Date?
+    private let terminal = Terminal()
+    private var connection: KioskConnection?
+    private let finished = DispatchSemaphore(value: 0)
+    private let exitCode = Mutex<Int32>(0)
+
+    /// Creates the app.
+    /// - Parameters:
+    ///   - name: The kiosk's name.
+    ///   - group: Its group.
+    ///   - script: A script for unattended mode, or `nil` for the interactive terminal.
+    public init(name: String, group: String?, script: KioskScript?) {
+        model = KioskModel(name: name, group: group)
+        runner = script.map(ScriptRunner.init(script:))
+    }
+
+    /// Connects and runs until Ctrl-C (interactive) or the script ends.
+    /// - Parameters:
+    ///   - url: The host's WebSocket URL.
+    ///   - token: The access token.
+    ///   - caFile: Extra certificate authorities.
+    /// - Returns: The exit code: 0, or 1 when a scripted step timed out.
+    /// - Throws: When the connection cannot be set up.
+    public func run(url: String, token: String?, caFile: String?) throws -> Int32 {
+        let hello = Hello(
+            client: ClientDescription(kind: "kiosk", name: model.name, group: model.group),
+            capabilities: KioskModel.capabilities, token: token)
+        let connection = try KioskConnection(
+            url: url, hello: hello, caFile: caFile,
+            onMessage: { [self] message in queue.async { self.receive(message) } },
+            onState: { [self] state in queue.async { self.connectionChanged(state) } })
+        self.connection = connection
+        try connection.start()
+        if runner != nil {
+            log("{\"event\":\"start\",\"url\":\"\(url)\"}")
+            queue.async { self.armDeadline() }
+            startWatchdog()
+        } else {
+            terminal.enterRawMode()
+            for signal in [SIGTERM, SIGHUP] {
+                Glibc.signal(signal) { _ in
+                    // Restore the terminal even when killed.
+                    FileHandle.standardOutput.write(Data("\u{1B}[?25h\u{1B}[?1049l".utf8))
+                    exit(1)
+                }
+            }
+            Glibc.signal(SIGWINCH) { _ in kioskResized() }
+            let app = self
+            resizeHandler.withLock { $0 = { app.queue.async { app.render() } } }
+            queue.async { self.render() }
+            Thread.detachNewThread { [self] in
+                terminal.readKeys { key in queue.async { self.press(key) } }
+                queue.async { self.finish(0) }
+            }
+        }
+        finished.wait()
+        connection.stop()
+        terminal.restore()
+        return exitCode.withLock { $0 }
+    }
+
+    private func finish(_ code: Int32) {
+        exitCode.withLock { $0 = code }
+        finished.signal()
+    }
+
+    private func receive(_ message: HostMessage) {
+        model.receive(message)
+        if runner != nil {
+            switch message {
+            case .present(_, let id, let modal):
+                log(
+                    "{\"event\":\"present\",\"id\":\"\(id)\",\"kind\":\"\(modal.kind)\",\"title\":\(json(modal.title ?? ""))}"
+                )
+            case .status(_, let level, let text):
+                log("{\"event\":\"status\",\"level\":\"\(level.rawValue)\",\"text\":\(json(text))}")
+            case .welcome(_, let resumed, _):
+                log("{\"event\":\"welcome\",\"resumed\":\(resumed)}")
+            default: break
+            }
+            drive()
+        } else {
+            render()
+        }
+    }
+
+    private func connectionChanged(_ state: KioskModel.Connection) {
+        model.connection = state
+        if runner != nil {
+            log("{\"event\":\"connection\",\"state\":\"\(state.rawValue)\"}")
+        } else {
+            render()
+        }
+    }
+
+    private func press(_ key: Key) {
+        let effects = model.press(key)
+        perform(effects)
+        render()
+    }
+
+    private func perform(_ effects: [KioskEffect]) {
+        for effect in effects {
+            switch effect {
+            case .send(let message): connection?.send(message)
+            case .upload(let id, let paths): upload(id, paths)
+            case .quit: finish(0)
+            }
+        }
+    }
+
+    private func render() {
+        guard runner == nil else { return }
+        let size = terminal.size
+        terminal.draw(KioskScreen.lines(model, width: size.columns, height: size.rows))
+    }
+
+    // MARK: Script
+
+    private func drive() {
+        guard var runner else { return }
+        let before = runner.index
+        let (effects, lines) = runner.advance(&model)
+        self.runner = runner
+        for line in lines { log(line) }
+        perform(effects)
+        if runner.finished {
+            log("{\"event\":\"done\"}")
+            finish(0)
+        } else if runner.index != before {
+            armDeadline()
+        }
+    }
+
+    private func armDeadline() {
+        guard let runner else { return }
+        deadline = Date().addingTimeInterval(runner.timeout)
+    }
+
+    private func startWatchdog() {
+        queue.asyncAfter(deadline: .now() + 0.2) { [self] in
+            if let deadline, Date() > deadline, let runner, !runner.finished {
+                log("{\"event\":\"timeout\",\"step\":\(runner.index)}")
+                finish(1)
+                return
+            }
+            drive()
+            startWatchdog()
+        }
+    }
+
+    private func log(_ line: String) {
+        FileHandle.standardOutput.write(Data((line + "\n").utf8))
+    }
+
+    private func json(_ text: String) -> String {
+        (try? JSONEncoder().encode(text)).map { String(decoding: $0, as: UTF8.self) } ?? "\"\""
+    }
+
+    // MARK: Uploads
+
+    private func upload(_ id: String, _ paths: [String]) {
+        guard let open = model.modals.first(where: { $0.id == id }) else { return }
+        let (limit, maxBytes): (Int, Int)
+        switch open.modal {
+        case .photoPicker(let selection, _, let bytes): (limit, maxBytes) = (selection, bytes)
+        case .mediaPicker(_, let multiple, let bytes): (limit, maxBytes) = (multiple ? 1_000 : 1, bytes)
+        default: return
+        }
+        let files = paths.map { path in
+            (path, FileManager.default.contents(atPath: (path as NSString).expandingTildeInPath))
+        }
+        if let missing = files.first(where: { $0.1 == nil }) {
+            model.uploadProgress(id, nil, error: "Cannot read \(missing.0)")
+            return render()
+        }
+        let contents = files.map { ($0.0, $0.1!) }
+        let total = contents.reduce(0) { $0 + $1.1.count }
+        guard contents.count <= limit, total <= maxBytes else {
+            model.uploadProgress(id, nil, error: "At most \(limit) file(s) and \(maxBytes) bytes")
+            return render()
+        }
+        var sent = 0
+        var items: [JSONValue] = []
+        for (index, (path, data)) in contents.enumerated() {
+            let name = (path as NSString).lastPathComponent
+            let mime = Self.mimeType(name)
+            var offset = 0
+            repeat {
+                let part = data.subdata(in: offset..<min(offset + 32_768, data.count))
+                connection?.send(
+                    .upload(
+                        UploadChunk(
+                            id: id, file: index, name: name, mimeType: mime, size: data.count, offset: offset,
+                            data: part.base64EncodedString(), last: offset + 32_768 >= data.count)))
+                offset += 32_768
+                sent += part.count
+                model.uploadProgress(id, Double(sent) / Double(max(1, total)))
+                render()
+            } while offset < data.count
+            items.append([
+                "name": .string(name), "mimeType": .string(mime), "size": .number(Double(data.count)),
+                "sha256": .string(SHA256.hex(data)),
+            ])
+        }
+        connection?.send(.result(id: id, value: ["items": .array(items)]))
+    }
+
+    static func mimeType(_ name: String) -> String {
+        switch (name as NSString).pathExtension.lowercased() {
+        case "png": "image/png"
+        case "jpg", "jpeg": "image/jpeg"
+        case "gif": "image/gif"
+        case "mp3": "audio/mpeg"
+        case "wav": "audio/wav"
+        case "mp4": "video/mp4"
+        default: "application/octet-stream"
+        }
+    }
+}
+
+/// Redraws on SIGWINCH (set by the interactive app).
+private let resizeHandler = Mutex<(@Sendable () -> Void)?>(nil)
+
+private func kioskResized() {
+    resizeHandler.withLock { $0 }?()
+}

@@ -1,0 +1,139 @@
+"""The kiosk in a real terminal: tmux runs it against a real modal-host; send-keys types as
+a person would and capture-pane reads the screen."""
+import json
+import os
+import subprocess
+import sys
+import time
+
+import pytest
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "python"))
+from hosts import Host, ROOT  # noqa: E402
+
+KIOSK = os.path.join(ROOT, ".build", "debug", "kiosk")
+
+
+class Tmux:
+    def __init__(self, name, command):
+        self.name = name
+        subprocess.run(["tmux", "kill-session", "-t", name], capture_output=True)
+        subprocess.run(["tmux", "new-session", "-d", "-s", name, "-x", "100", "-y", "30", command], check=True)
+
+    def keys(self, *keys):
+        subprocess.run(["tmux", "send-keys", "-t", self.name, *keys], check=True)
+
+    def screen(self):
+        return subprocess.run(["tmux", "capture-pane", "-p", "-t", self.name], capture_output=True, text=True).stdout
+
+    def wait_for(self, text, seconds=10):
+        deadline = time.time() + seconds
+        while time.time() < deadline:
+            if text in self.screen():
+                return
+            time.sleep(0.1)
+        raise AssertionError(f"{text!r} never appeared on screen:\n{self.screen()}")
+
+    def alive(self):
+        return subprocess.run(["tmux", "has-session", "-t", self.name], capture_output=True).returncode == 0
+
+    def close(self):
+        subprocess.run(["tmux", "kill-session", "-t", self.name], capture_output=True)
+
+
+@pytest.fixture
+def host():
+    server = Host("--retention", "30")
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def kiosk(host):
+    terminal = Tmux("kiosk-test", f"{KIOSK} ws://127.0.0.1:{host.port}/ws --name lobby-1 --group lobby")
+    terminal.wait_for("| connected")
+    yield terminal
+    terminal.close()
+
+
+def test_sign_in_with_masked_password(kiosk):
+    kiosk.wait_for("[1] Sign in")
+    kiosk.keys("1")
+    kiosk.wait_for("== Sign in ==")
+    kiosk.keys("ann@example.com", "Enter", "secret")
+    kiosk.wait_for("password: ******")
+    assert "secret" not in kiosk.screen()
+    kiosk.keys("Enter")
+    kiosk.wait_for("[2] Sign In")
+    assert "[2] Sign In (disabled)" not in kiosk.screen()
+    kiosk.keys("2")
+    kiosk.wait_for("SUCCESS: Signed in as ann@example.com")
+
+
+def test_contact_us_mail(kiosk):
+    kiosk.wait_for("[2] Contact us")
+    kiosk.keys("2")
+    kiosk.wait_for("== Contact us ==")
+    kiosk.keys("1")
+    kiosk.wait_for("== New mail ==")
+    assert "To: support@example.com" in kiosk.screen()
+    for _ in range(5):
+        kiosk.keys("Enter")
+    kiosk.keys("3")
+    kiosk.wait_for("Mail sent")
+
+
+def test_host_restart_reconnects_and_works_again(host, kiosk):
+    kiosk.wait_for("[3] Choose country")
+    port = host.port
+    host.stop()
+    kiosk.wait_for("| reconnecting")
+    restarted = Host.__new__(Host)
+    restarted.port = port
+    restarted.process = subprocess.Popen([os.path.join(ROOT, ".build", "debug", "modal-host"), "--port", str(port),
+                                          "--log-level", "warning"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        kiosk.wait_for("| connected", seconds=30)
+        kiosk.wait_for("[3] Choose country")
+        kiosk.keys("3")
+        kiosk.wait_for("== Choose a country ==")
+        kiosk.keys("2")
+        kiosk.wait_for("Country: Japan")
+    finally:
+        restarted.stop()
+
+
+def test_ctrl_c_restores_the_terminal(kiosk):
+    kiosk.keys("C-c")
+    deadline = time.time() + 5
+    while kiosk.alive() and time.time() < deadline:
+        time.sleep(0.1)
+    assert not kiosk.alive()
+
+
+def test_group_approval_with_a_scripted_kiosk(host, kiosk, tmp_path):
+    script = tmp_path / "approve.json"
+    script.write_text(json.dumps([
+        {"expect": "Approve request?", "pick": "Approve", "timeout": 30},
+        {"status": "Approved by", "timeout": 10},
+    ]))
+    scripted = subprocess.Popen([KIOSK, f"ws://127.0.0.1:{host.port}/ws", "--name", "lobby-2", "--group", "lobby",
+                                 "--script", str(script)], stdout=subprocess.PIPE, text=True)
+    time.sleep(1)
+    kiosk.keys("5")
+    kiosk.wait_for("== Approve request? ==")
+    kiosk.wait_for("Approved by lobby-2", seconds=15)
+    out, _ = scripted.communicate(timeout=20)
+    assert scripted.returncode == 0, out
+    events = [json.loads(line) for line in out.splitlines()]
+    assert {"event": "status", "level": "info", "text": "Approved by lobby-2"} in events
+    assert events[-1] == {"event": "done"}
+
+
+def test_scripted_kiosk_fails_when_the_modal_never_comes(host, tmp_path):
+    script = tmp_path / "never.json"
+    script.write_text(json.dumps([{"expect": "Nothing like this", "timeout": 1}]))
+    result = subprocess.run([KIOSK, f"ws://127.0.0.1:{host.port}/ws", "--name", "k", "--script", str(script)],
+                            capture_output=True, text=True, timeout=20)
+    assert result.returncode == 1
+    assert json.loads(result.stdout.splitlines()[-1]) == {"event": "timeout", "step": 0}
