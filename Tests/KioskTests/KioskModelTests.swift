@@ -5,15 +5,22 @@ import Testing
 
 let signIn = ModalDescription.alert(
     title: "Sign in", message: "Please sign in",
-    textFields: [TextFieldSpec(kind: .email, placeholder: "e-mail"), TextFieldSpec(kind: .password, placeholder: "password")],
-    actions: [ActionSpec(title: "Cancel", style: .cancel), ActionSpec(title: "Sign In", enabled: false, preferred: true)])
+    textFields: [
+        TextFieldSpec(kind: .email, placeholder: "e-mail"), TextFieldSpec(kind: .password, placeholder: "password"),
+    ],
+    actions: [
+        ActionSpec(title: "Cancel", style: .cancel), ActionSpec(title: "Sign In", enabled: false, preferred: true),
+    ])
 
 @Suite("Kiosk model, screen, keys and scripts (no terminal needed)")
 struct KioskModelTests {
     func model(with modal: ModalDescription? = nil) -> KioskModel {
         var model = KioskModel(name: "lobby-1", group: "lobby")
         model.receive(.welcome(session: "s", resumed: false, retentionSeconds: 60))
-        model.receive(.controls(seq: 1, items: [ControlItem(id: "signIn", title: "Sign in"), ControlItem(id: "contact", title: "Contact us")]))
+        model.receive(
+            .controls(
+                seq: 1,
+                items: [ControlItem(id: "signIn", title: "Sign in"), ControlItem(id: "contact", title: "Contact us")]))
         if let modal { model.receive(.present(seq: 2, id: "m1", modal: modal)) }
         return model
     }
@@ -43,7 +50,8 @@ struct KioskModelTests {
         _ = model.press(.tab)
         #expect(model.press(.character("2")).isEmpty)
         model.receive(.update(seq: 3, id: "m1", actions: [true, true]))
-        #expect(model.press(.character("2")) == [.send(.result(id: "m1", value: ["action": 1, "textFields": ["", ""]]))])
+        #expect(
+            model.press(.character("2")) == [.send(.result(id: "m1", value: ["action": 1, "textFields": ["", ""]]))])
     }
 
     @Test func escapePicksCancel() {
@@ -60,7 +68,9 @@ struct KioskModelTests {
     }
 
     @Test func mailComposerSendsEditedContent() {
-        var model = model(with: .mailComposer(to: ["support@example.com"], cc: [], bcc: [], subject: "Hello", body: "Hi", isHTML: false))
+        var model = model(
+            with: .mailComposer(
+                to: ["support@example.com"], cc: [], bcc: [], subject: "Hello", body: "Hi", isHTML: false))
         for _ in 0..<5 { _ = model.press(.enter) }
         let effects = model.press(.character("3"))
         #expect(
@@ -70,7 +80,9 @@ struct KioskModelTests {
                         id: "m1",
                         value: [
                             "status": "sent",
-                            "mail": ["to": ["support@example.com"], "cc": [], "bcc": [], "subject": "Hello", "body": "Hi"],
+                            "mail": [
+                                "to": ["support@example.com"], "cc": [], "bcc": [], "subject": "Hello", "body": "Hi",
+                            ],
                         ]))
             ])
     }
@@ -83,7 +95,10 @@ struct KioskModelTests {
 
     @Test func keyDecoder() {
         var decoder = KeyDecoder()
-        #expect(decoder.feed([0x61, 0x0D, 0x1B, 0x5B, 0x41, 0x7F, 0x03]) == [.character("a"), .enter, .up, .backspace, .interrupt])
+        #expect(
+            decoder.feed([0x61, 0x0D, 0x1B, 0x5B, 0x41, 0x7F, 0x03]) == [
+                .character("a"), .enter, .up, .backspace, .interrupt,
+            ])
         #expect(decoder.feed([0xC3]) == [])
         #expect(decoder.feed([0xA9]) == [.character("é")])
     }
@@ -92,7 +107,8 @@ struct KioskModelTests {
         let script = try JSONDecoder().decode(
             KioskScript.self,
             from: Data(
-                #"[{"tap":"signIn"},{"expect":"Sign in","fill":["a@b.c","pw"],"pick":"Sign In"},{"status":"Signed in"}]"#.utf8))
+                #"[{"tap":"signIn"},{"expect":"Sign in","fill":["a@b.c","pw"],"pick":"Sign In"},{"status":"Signed in"}]"#
+                    .utf8))
         var runner = ScriptRunner(script: script)
         var model = model()
         #expect(runner.advance(&model).effects == [.send(.event(control: "signIn"))])
