@@ -2,7 +2,7 @@
 SWIFT ?= swift
 SWIFT_FLAGS ?= -Xswiftc -warnings-as-errors
 
-.PHONY: demo test test-swift test-python test-js test-browser test-terminal test-autobahn test-tsan lint bench build bootstrap clean
+.PHONY: demo test test-swift test-python test-js test-browser test-terminal test-harness test-docker test-autobahn test-tsan lint bench build bootstrap clean
 
 ## Run the demo host on http://127.0.0.1:8080 (installs what is missing first).
 demo:
@@ -10,7 +10,7 @@ demo:
 	$(SWIFT) run -c release modal-host
 
 ## Run every test: the Swift suites, the outside-client suites, the Autobahn suite.
-test: bootstrap test-swift test-python test-js test-browser test-terminal test-autobahn
+test: bootstrap test-swift test-python test-js test-browser test-terminal test-harness test-docker test-autobahn
 
 bootstrap:
 	scripts/bootstrap
@@ -36,6 +36,15 @@ test-browser: build
 ## The kiosk in a real terminal (tmux) against a real modal-host.
 test-terminal: build
 	.venv/bin/python -m pytest -q Tests/terminal
+
+## Two hosts behind nginx, as local processes: sticky resume, host failure, browser, kiosks.
+test-harness: build
+	scripts/harness
+
+## The Dockerfile (hadolint) and the compose file (docker-compose config); no engine here.
+test-docker: bootstrap
+	.venv/bin/hadolint Dockerfile
+	docker-compose -f docker-compose.yml config --quiet
 
 ## The Autobahn TestSuite (fuzzingclient) against modal-host --echo.
 test-autobahn: build

@@ -23,22 +23,23 @@ let package = Package(
         .executable(name: "kiosk", targets: ["KioskMain"]),
     ],
     targets: [
-        .target(name: "Reactive", swiftSettings: strict),
-        .target(name: "Logging", swiftSettings: strict),
-        .target(name: "Action", dependencies: ["Reactive"], swiftSettings: strict),
-        .target(name: "Coordinator", dependencies: ["Reactive"], swiftSettings: strict),
+        .target(name: "Locking", swiftSettings: strict),
+        .target(name: "Reactive", dependencies: ["Locking"], swiftSettings: strict),
+        .target(name: "Logging", dependencies: ["Locking"], swiftSettings: strict),
+        .target(name: "Action", dependencies: ["Reactive", "Locking"], swiftSettings: strict),
+        .target(name: "Coordinator", dependencies: ["Reactive", "Locking"], swiftSettings: strict),
         .target(name: "ModalProtocol", swiftSettings: strict),
         .systemLibrary(
             name: "CLibWebSockets", pkgConfig: "libwebsockets", providers: [.apt(["libwebsockets-dev", "libssl-dev"])]),
-        .target(name: "WebSocket", dependencies: ["CLibWebSockets", "Logging"], swiftSettings: strict),
-        .target(name: "ReactiveTestSupport", dependencies: ["Reactive"], swiftSettings: strict),
+        .target(name: "WebSocket", dependencies: ["CLibWebSockets", "Logging", "Locking"], swiftSettings: strict),
+        .target(name: "ReactiveTestSupport", dependencies: ["Reactive", "Locking"], swiftSettings: strict),
         .target(name: "Flags", swiftSettings: strict),
         .target(
-            name: "RemoteModalTestSupport", dependencies: ["RemoteModal", "ModalProtocol", "WebSocket"],
+            name: "RemoteModalTestSupport", dependencies: ["RemoteModal", "ModalProtocol", "WebSocket", "Locking"],
             swiftSettings: strict),
         .target(
             name: "RemoteModal",
-            dependencies: ["Reactive", "Action", "Coordinator", "ModalProtocol", "WebSocket", "Logging"],
+            dependencies: ["Reactive", "Action", "Coordinator", "ModalProtocol", "WebSocket", "Logging", "Locking"],
             swiftSettings: strict),
         .target(
             name: "DemoHost",
@@ -46,8 +47,9 @@ let package = Package(
             swiftSettings: strict),
         .executableTarget(
             name: "ModalHost", dependencies: ["DemoHost", "RemoteModal", "WebSocket", "Logging"], swiftSettings: strict),
-        .target(name: "Bench", dependencies: ["WebSocket", "Logging"], swiftSettings: strict),
-        .target(name: "Kiosk", dependencies: ["ModalProtocol", "WebSocket", "Logging"], swiftSettings: strict),
+        .target(name: "Bench", dependencies: ["WebSocket", "Logging", "Locking"], swiftSettings: strict),
+        .target(
+            name: "Kiosk", dependencies: ["ModalProtocol", "WebSocket", "Logging", "Locking"], swiftSettings: strict),
         .executableTarget(name: "KioskMain", dependencies: ["Kiosk", "Flags"], swiftSettings: strict),
         .executableTarget(name: "ModalBench", dependencies: ["Bench", "Flags"], swiftSettings: strict),
         .target(name: "CAllocationCounter"),
@@ -55,7 +57,7 @@ let package = Package(
             name: "ReactiveBench", dependencies: ["Reactive", "CAllocationCounter"], swiftSettings: strict),
         .testTarget(
             name: "ReactiveTests",
-            dependencies: ["Reactive", "ReactiveTestSupport"],
+            dependencies: ["Reactive", "ReactiveTestSupport", "Locking"],
             swiftSettings: strict
         ),
         .testTarget(name: "ModalProtocolTests", dependencies: ["ModalProtocol"], swiftSettings: strict),
@@ -66,13 +68,14 @@ let package = Package(
             ],
             swiftSettings: strict),
         .testTarget(
-            name: "ActionTests", dependencies: ["Action", "Reactive", "ReactiveTestSupport"], swiftSettings: strict),
+            name: "ActionTests", dependencies: ["Action", "Reactive", "ReactiveTestSupport", "Locking"],
+            swiftSettings: strict),
         .testTarget(
             name: "CoordinatorTests", dependencies: ["Coordinator", "Reactive", "ReactiveTestSupport"],
             swiftSettings: strict),
         .testTarget(name: "KioskTests", dependencies: ["Kiosk", "ModalProtocol"], swiftSettings: strict),
         .testTarget(name: "FlagsTests", dependencies: ["Flags"], swiftSettings: strict),
-        .testTarget(name: "WebSocketTests", dependencies: ["WebSocket", "Logging"], swiftSettings: strict),
+        .testTarget(name: "WebSocketTests", dependencies: ["WebSocket", "Logging", "Locking"], swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,3 +1,4 @@
+import Locking
 import Reactive
 import Synchronization
 
@@ -15,7 +16,7 @@ final class ActionCore<Input: Sendable, Element: Sendable>: Sendable {
     let executing = BehaviorRelay(value: false)
     let executions = PublishSubject<Observable<Element>>()
     let enabledIf = BehaviorRelay<Bool?>(value: nil)
-    private let state = Mutex(State())
+    private let state = Locked(State())
     private let current = SerialDisposable()
     private let enabledSubscription: any Disposable
 
@@ -98,7 +99,7 @@ final class ActionCore<Input: Sendable, Element: Sendable>: Sendable {
 
 /// The latest `enabledIf` value, shared with the subscription that updates it.
 final class StateBox: Sendable {
-    private let storage = Mutex<Bool?>(nil)
+    private let storage = Locked<Bool?>(nil)
     var value: Bool? {
         get { storage.withLock { $0 } }
         set { storage.withLock { $0 = newValue } }

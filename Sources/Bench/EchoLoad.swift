@@ -1,4 +1,5 @@
 import Foundation
+import Locking
 import Logging
 import Synchronization
 import WebSocket
@@ -43,7 +44,7 @@ public struct EchoLoad: Sendable {
     /// - Throws: When connections cannot be opened.
     public func run(timeout: Double = 120) throws -> Result {
         let state = LoadState(payloadBytes: payloadBytes)
-        let clientBox = Mutex<WebSocketClient?>(nil)
+        let clientBox = Locked<WebSocketClient?>(nil)
         let closedLoop = rate == nil
         let perConnection = messages
         let client = try WebSocketClient(
@@ -105,7 +106,7 @@ final class LoadState: Sendable {
         var failures: [String] = []
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
     private let signal = DispatchSemaphore(value: 0)
     private let padding: String
     private let origin = ContinuousClock.now

@@ -1,4 +1,5 @@
 import Foundation
+import Locking
 import Logging
 import Synchronization
 import WebSocket
@@ -18,7 +19,7 @@ public final class IdleConnections: Sendable {
     /// - Throws: When fewer than `count` open within 60 seconds.
     public init(url: String, count: Int, subprotocol: String? = nil, hello: String? = nil) throws {
         let opened = counter
-        let box = Mutex<WebSocketClient?>(nil)
+        let box = Locked<WebSocketClient?>(nil)
         client = try WebSocketClient(
             logger: Logger(label: "idle", settings: LoggerSettings(level: .error)),
             onOpen: { id in

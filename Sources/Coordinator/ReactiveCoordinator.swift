@@ -1,4 +1,5 @@
 import Foundation
+import Locking
 import Reactive
 import Synchronization
 
@@ -21,7 +22,7 @@ open class ReactiveCoordinator<Result: Sendable>: @unchecked Sendable {
     public let identifier = UUID()
     /// Disposed when the coordinator is released.
     public let disposeBag = DisposeBag()
-    private let children = Mutex<[UUID: AnyObject]>([:])
+    private let children = Locked<[UUID: AnyObject]>([:])
 
     /// Creates a coordinator.
     public init() {}

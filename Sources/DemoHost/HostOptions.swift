@@ -35,6 +35,9 @@ public struct HostOptions: Sendable {
             FlagSpec("log-level", value: "LEVEL", help: "trace, debug, info, warning or error (default info)"),
             FlagSpec("oidc-issuer", value: "URL", help: "OpenID Connect issuer for the login flow"),
             FlagSpec("oidc-client-id", value: "ID", help: "OpenID Connect client id for the login flow"),
+            FlagSpec(
+                "public-url", value: "URL", help: "the URL clients reach this host at (behind a balancer: its URL)"),
+            FlagSpec("instance", value: "NAME", help: "this host's name behind a balancer (routes auth callbacks)"),
             FlagSpec("echo", help: "echo every message back (conformance suites and benchmarks)"),
         ], environmentPrefix: "MODAL_HOST")
 
@@ -79,11 +82,17 @@ public struct HostOptions: Sendable {
                 flag: "oidc-issuer", value: "", expected: "given together with --oidc-client-id")
         }
         options.echo = flags.has("echo")
+        options.publicURL = flags.string("public-url")
+        options.host.instance = flags.string("instance")
         return options
     }
 
+    /// `--public-url`, if given.
+    public var publicURL: String?
+
     /// The URL clients use to reach this host (for callback URLs).
     public var publicBaseURL: String {
+        if let publicURL { return publicURL.hasSuffix("/") ? String(publicURL.dropLast()) : publicURL }
         let scheme = server.tls == nil ? "http" : "https"
         let address = server.host == "0.0.0.0" ? "127.0.0.1" : server.host
         return "\(scheme)://\(address):\(server.port)"

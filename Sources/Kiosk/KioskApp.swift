@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Locking
 import ModalProtocol
 import Synchronization
 
@@ -14,7 +15,7 @@ public final class KioskApp: @unchecked Sendable {
     private let terminal = Terminal()
     private var connection: KioskConnection?
     private let finished = DispatchSemaphore(value: 0)
-    private let exitCode = Mutex<Int32>(0)
+    private let exitCode = Locked<Int32>(0)
 
     /// Creates the app.
     /// - Parameters:
@@ -31,14 +32,15 @@ public final class KioskApp: @unchecked Sendable {
     ///   - url: The host's WebSocket URL.
     ///   - token: The access token.
     ///   - caFile: Extra certificate authorities.
+    ///   - affinity: The load balancer routing key (default: the group, else random).
     /// - Returns: The exit code: 0, or 1 when a scripted step timed out.
     /// - Throws: When the connection cannot be set up.
-    public func run(url: String, token: String?, caFile: String?) throws -> Int32 {
+    public func run(url: String, token: String?, caFile: String?, affinity: String? = nil) throws -> Int32 {
         let hello = Hello(
             client: ClientDescription(kind: "kiosk", name: model.name, group: model.group),
             capabilities: KioskModel.capabilities, token: token)
         let connection = try KioskConnection(
-            url: url, hello: hello, caFile: caFile,
+            url: url, hello: hello, caFile: caFile, affinity: affinity,
             onMessage: { [self] message in queue.async { self.receive(message) } },
             onState: { [self] state in queue.async { self.connectionChanged(state) } })
         self.connection = connection
@@ -232,7 +234,7 @@ public final class KioskApp: @unchecked Sendable {
 }
 
 /// Redraws on SIGWINCH (set by the interactive app).
-private let resizeHandler = Mutex<(@Sendable () -> Void)?>(nil)
+private let resizeHandler = Locked<(@Sendable () -> Void)?>(nil)
 
 private func kioskResized() {
     resizeHandler.withLock { $0 }?()

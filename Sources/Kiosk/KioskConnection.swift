@@ -1,4 +1,5 @@
 import Foundation
+import Locking
 import Logging
 import ModalProtocol
 import Synchronization
@@ -20,8 +21,8 @@ public final class KioskConnection: Sendable {
 
     private let url: String
     private let hello: Hello
-    private let state = Mutex(State())
-    private let client = Mutex<WebSocketClient?>(nil)
+    private let state = Locked(State())
+    private let client = Locked<WebSocketClient?>(nil)
     private let onMessage: @Sendable (HostMessage) -> Void
     private let onState: @Sendable (KioskModel.Connection) -> Void
 
@@ -30,14 +31,20 @@ public final class KioskConnection: Sendable {
     ///   - url: The host's WebSocket URL.
     ///   - hello: The hello to send (its `resumeSession` is filled in on reconnects).
     ///   - caFile: Extra certificate authorities for `wss://`.
+    ///   - affinity: The routing key a load balancer hashes (default: the group, so a
+    ///     group's kiosks share a host; else random).
     ///   - onMessage: Each new host message.
     ///   - onState: Connection state changes.
     /// - Throws: When the client cannot be created.
     public init(
-        url: String, hello: Hello, caFile: String?, onMessage: @escaping @Sendable (HostMessage) -> Void,
+        url: String, hello: Hello, caFile: String?, affinity: String? = nil,
+        onMessage: @escaping @Sendable (HostMessage) -> Void,
         onState: @escaping @Sendable (KioskModel.Connection) -> Void
     ) throws {
-        self.url = url
+        // A routing key, not a secret: a load balancer hashes it so reconnects reach the same host.
+        let key = affinity ?? hello.client.group ?? String(UInt64.random(in: 1...UInt64.max), radix: 36)
+        let encoded = key.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "kiosk"
+        self.url = url + (url.contains("?") ? "&" : "?") + "affinity=\(encoded)"
         self.hello = hello
         self.onMessage = onMessage
         self.onState = onState

@@ -11,6 +11,7 @@ let parser = FlagParser(
         FlagSpec("token", value: "TOKEN", help: "access token for the host"),
         FlagSpec("ca-file", value: "PATH", help: "PEM certificate authorities to trust for wss://"),
         FlagSpec("script", value: "FILE", help: "unattended mode: follow this JSON script, log JSON lines"),
+        FlagSpec("affinity", value: "KEY", help: "load balancer routing key (default: the group, else random)"),
     ], environmentPrefix: "KIOSK", maxPositional: 1)
 
 func fail(_ message: String) -> Never {
@@ -29,7 +30,10 @@ do {
     let script = try flags.string("script").map(KioskScript.load)
     let app = KioskApp(
         name: flags.string("name") ?? ProcessInfo.processInfo.hostName, group: flags.string("group"), script: script)
-    exit(try app.run(url: url, token: flags.string("token"), caFile: flags.string("ca-file")))
+    exit(
+        try app.run(
+            url: url, token: flags.string("token"), caFile: flags.string("ca-file"), affinity: flags.string("affinity"))
+    )
 } catch {
     fail("\(error)")
 }

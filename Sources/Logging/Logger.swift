@@ -1,4 +1,5 @@
 import Foundation
+import Locking
 import Synchronization
 
 /// How important a log line is; lines below the logger's level are dropped.
@@ -94,7 +95,7 @@ public struct Logger: Sendable {
 
 /// The level and destination shared by a set of loggers.
 public final class LoggerSettings: Sendable {
-    private let state: Mutex<(level: LogLevel, sink: Logger.Sink)>
+    private let state: Locked<(level: LogLevel, sink: Logger.Sink)>
 
     /// The process-wide settings: level `info`, lines to standard error.
     public static let shared = LoggerSettings(level: .info)
@@ -104,7 +105,7 @@ public final class LoggerSettings: Sendable {
     ///   - level: The lowest level written.
     ///   - sink: Where lines go (standard error by default).
     public init(level: LogLevel, sink: @escaping Logger.Sink = LoggerSettings.standardError) {
-        state = Mutex((level, sink))
+        state = Locked((level, sink))
     }
 
     /// The lowest level written.

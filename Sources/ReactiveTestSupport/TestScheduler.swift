@@ -1,4 +1,5 @@
 import Foundation
+import Locking
 import Reactive
 import Synchronization
 
@@ -20,7 +21,7 @@ public final class TestScheduler: SchedulerType {
         var nextOrder: UInt64 = 0
     }
 
-    private let state: Mutex<State>
+    private let state: Locked<State>
     /// Seconds per tick.
     public let resolution: Double
 
@@ -29,7 +30,7 @@ public final class TestScheduler: SchedulerType {
     ///   - initialClock: The starting virtual time.
     ///   - resolution: Seconds per tick.
     public init(initialClock: TestTime = 0, resolution: Double = 1) {
-        self.state = Mutex(State(clock: initialClock))
+        self.state = Locked(State(clock: initialClock))
         self.resolution = resolution
     }
 
@@ -139,7 +140,7 @@ public final class TestScheduler: SchedulerType {
         _ create: @escaping @Sendable () -> Observable<Element>
     ) -> TestableObserver<Element> {
         let observer = createObserver(Element.self)
-        let box = Mutex<(source: Observable<Element>?, subscription: (any Disposable)?)>((nil, nil))
+        let box = Locked<(source: Observable<Element>?, subscription: (any Disposable)?)>((nil, nil))
         scheduleAt(created) { box.withLock { $0.source = create() } }
         scheduleAt(subscribed) {
             let source = box.withLock { $0.source }

@@ -1,3 +1,4 @@
+import Locking
 import Reactive
 import Synchronization
 
@@ -12,7 +13,7 @@ public final class TestableObservable<Element: Sendable>: ObservableType {
     private let scheduler: TestScheduler
     private let events: [Recorded<Event<Element>>]
     private let hot: Bool
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     init(scheduler: TestScheduler, events: [Recorded<Event<Element>>], hot: Bool) {
         self.scheduler = scheduler

@@ -1,10 +1,11 @@
+import Locking
 import Reactive
 import Synchronization
 
 /// An observer that records each event with the virtual time it arrived.
 public final class TestableObserver<Element: Sendable>: ObserverType {
     private let scheduler: TestScheduler
-    private let recorded = Mutex<[Recorded<Event<Element>>]>([])
+    private let recorded = Locked<[Recorded<Event<Element>>]>([])
 
     init(scheduler: TestScheduler) {
         self.scheduler = scheduler

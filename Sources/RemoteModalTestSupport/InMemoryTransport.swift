@@ -1,3 +1,4 @@
+import Locking
 import ModalProtocol
 import RemoteModal
 import Synchronization
@@ -14,7 +15,7 @@ public final class InMemoryTransport: HostTransport {
         var stopped = false
     }
 
-    let state = Mutex(State())
+    let state = Locked(State())
 
     /// Creates a transport.
     public init() {}

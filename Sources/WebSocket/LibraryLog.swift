@@ -1,10 +1,11 @@
 import CLibWebSockets
+import Locking
 import Logging
 import Synchronization
 
 /// Routes libwebsockets' own log lines (process-wide) through the project's logger.
 enum LibraryLog {
-    private static let logger = Mutex<Logger?>(nil)
+    private static let logger = Locked<Logger?>(nil)
 
     /// Installs the bridge at a level; lines below it are not even formatted by lws.
     static func install(level: LogLevel, logger newLogger: Logger) {

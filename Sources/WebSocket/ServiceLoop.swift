@@ -1,5 +1,6 @@
 import CLibWebSockets
 import Foundation
+import Locking
 import Logging
 import Synchronization
 
@@ -100,13 +101,13 @@ final class ServiceLoop: @unchecked Sendable {
     let role: Role
     let handlers: LoopHandlers
     let logger: Logger
-    private let shared = Mutex(Shared())
+    private let shared = Locked(Shared())
     private let nextID = Atomic<UInt64>(1)
     private let queueLimit: Int
     private let maxMessageBytes: Int
     private let exited = DispatchSemaphore(value: 0)
     private let started = DispatchSemaphore(value: 0)
-    private let contextPointer = Mutex<ContextHandle?>(nil)
+    private let contextPointer = Locked<ContextHandle?>(nil)
     private let boundPort = Atomic<Int>(0)
     /// `pthread_self()` of the service thread, so calls made on it skip the wake-up.
     private let serviceThreadID = Atomic<UInt>(0)
@@ -173,7 +174,7 @@ final class ServiceLoop: @unchecked Sendable {
 
     /// Creates the context on a new service thread and waits until it listens.
     func start() throws {
-        let failure = Mutex<(any Error)?>(nil)
+        let failure = Locked<(any Error)?>(nil)
         let thread = Thread { [self] in
             serviceThreadID.store(UInt(pthread_self()), ordering: .releasing)
             do {

@@ -1,3 +1,4 @@
+import Locking
 import Logging
 import Synchronization
 
@@ -14,7 +15,7 @@ extension WebSocketServer {
     {
         var configuration = configuration
         configuration.acceptsAnySubprotocol = true
-        let box = Mutex<WebSocketServer?>(nil)
+        let box = Locked<WebSocketServer?>(nil)
         let server = try WebSocketServer(
             configuration: configuration, logger: logger,
             onMessage: { id, message in box.withLock { $0 }?.send(message, to: id) })

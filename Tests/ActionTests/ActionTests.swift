@@ -1,4 +1,5 @@
 import Action
+import Locking
 import Reactive
 import ReactiveTestSupport
 import Synchronization
@@ -6,7 +7,7 @@ import Testing
 
 /// Counts how often a work factory ran.
 final class Calls: Sendable {
-    private let count = Mutex(0)
+    private let count = Locked(0)
     func hit() { count.withLock { $0 += 1 } }
     var value: Int { count.withLock { $0 } }
 }

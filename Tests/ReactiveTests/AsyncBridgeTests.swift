@@ -1,3 +1,4 @@
+import Locking
 import Reactive
 import ReactiveTestSupport
 import Synchronization
@@ -15,7 +16,7 @@ struct AsyncBridgeTests {
     }
 
     @Test func cancellingTheTaskDisposesTheSubscription() async throws {
-        let disposed = Mutex(false)
+        let disposed = Locked(false)
         let subscribed = AsyncStream<Void>.makeStream()
         let single = Single<Int>.create { _ in
             subscribed.continuation.yield()
@@ -36,7 +37,7 @@ struct AsyncBridgeTests {
 
     @Test func leavingTheLoopDisposesTheSubscription() async throws {
         let subject = PublishSubject<Int>()
-        let disposed = Mutex(false)
+        let disposed = Locked(false)
         let source = subject.do(onSubscribed: { subject.onNext(1) }, onDispose: { disposed.withLock { $0 = true } })
         for try await value in source.values {
             #expect(value == 1)

@@ -1,4 +1,5 @@
 import Dispatch
+import Locking
 import Reactive
 import ReactiveTestSupport
 import Synchronization
@@ -6,7 +7,7 @@ import Testing
 
 /// Records events and flags any concurrent or out-of-grammar call.
 final class GrammarRecorder<Element: Sendable>: ObserverType {
-    private let state = Mutex<(events: [Event<Element>], inside: Bool, violations: Int)>(([], false, 0))
+    private let state = Locked<(events: [Event<Element>], inside: Bool, violations: Int)>(([], false, 0))
     private let busy = Atomic<Bool>(false)
 
     func on(_ event: Event<Element>) {

@@ -1,3 +1,4 @@
+import Locking
 import Reactive
 import ReactiveTestSupport
 import Synchronization
@@ -31,7 +32,7 @@ struct CreationOperatorTests {
     }
 
     @Test func fromStopsWhenDisposedMidway() {
-        let received = Mutex<[Int]>([])
+        let received = Locked<[Int]>([])
         let holder = SingleAssignmentDisposable()
         holder.setDisposable(
             Observable.from(Array(1...10)).take(3).subscribe(onNext: { value in
@@ -55,7 +56,7 @@ struct CreationOperatorTests {
     }
 
     @Test func createDisposesItsResourceOnceOnCompletion() {
-        let disposals = Mutex(0)
+        let disposals = Locked(0)
         let subscription = Observable<Int>.create { observer in
             observer.onNext(1)
             observer.onCompleted()
@@ -67,7 +68,7 @@ struct CreationOperatorTests {
     }
 
     @Test func deferredBuildsPerSubscription() {
-        let builds = Mutex(0)
+        let builds = Locked(0)
         let source = Observable<Int>.deferred {
             let count = builds.withLock { count -> Int in
                 count += 1
@@ -90,7 +91,7 @@ struct CreationOperatorTests {
 
 /// A resource that counts its disposals.
 final class CountingResource: Disposable {
-    let disposals = Mutex(0)
+    let disposals = Locked(0)
     func dispose() { disposals.withLock { $0 += 1 } }
     var count: Int { disposals.withLock { $0 } }
 }
@@ -123,7 +124,7 @@ struct UsingTests {
     @Test func resourceDisposedOnDispose() {
         let scheduler = TestScheduler()
         let resource = CountingResource()
-        let created = Mutex(0)
+        let created = Locked(0)
         let source = scheduler.createColdObservable([.next(10, 1), .next(900, 2)])
         let result = scheduler.start(disposed: 500) {
             Observable.using(
@@ -139,7 +140,7 @@ struct UsingTests {
     }
 
     @Test func resourceCreatedOnSubscribeNotBefore() {
-        let created = Mutex(0)
+        let created = Locked(0)
         let source = Observable<Int>.using(
             {
                 created.withLock { $0 += 1 }

@@ -1,3 +1,4 @@
+import Locking
 import Reactive
 import ReactiveTestSupport
 import Synchronization
@@ -6,7 +7,7 @@ import Testing
 @Suite("Disposables")
 struct DisposableTests {
     @Test func anonymousRunsOnce() {
-        let count = Mutex(0)
+        let count = Locked(0)
         let disposable = Disposables.create { count.withLock { $0 += 1 } }
         disposable.dispose()
         disposable.dispose()

@@ -1,3 +1,4 @@
+import Locking
 import Logging
 import ModalProtocol
 import Reactive
@@ -56,7 +57,7 @@ final class HostHarness: Sendable {
 
 /// Records what a subscribed sequence did.
 final class Outcome<Element: Sendable>: Sendable {
-    private let state = Mutex<(elements: [Element], error: (any Error)?, completed: Bool)>(([], nil, false))
+    private let state = Locked<(elements: [Element], error: (any Error)?, completed: Bool)>(([], nil, false))
 
     func observer() -> AnyObserver<Element> {
         AnyObserver { event in
@@ -82,7 +83,7 @@ func alertResult(_ id: String, action: Int, textFields: [String] = []) -> Client
 
 /// The sessions a host created, by id.
 final class SessionRegistry: Sendable {
-    private let sessions = Mutex<[String: Session]>([:])
+    private let sessions = Locked<[String: Session]>([:])
     func add(_ session: Session) { sessions.withLock { $0[session.id] = session } }
     func session(_ id: String) -> Session? { sessions.withLock { $0[id] } }
 }

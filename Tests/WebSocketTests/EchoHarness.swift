@@ -1,4 +1,5 @@
 import Foundation
+import Locking
 import Logging
 import Synchronization
 import WebSocket
@@ -23,7 +24,7 @@ let quietLogs = LoggerSettings(level: .error)
 
 /// Lets the echo handler reach the server it belongs to.
 final class ServerBox: Sendable {
-    private let storage = Mutex<WebSocketServer?>(nil)
+    private let storage = Locked<WebSocketServer?>(nil)
     var server: WebSocketServer? {
         get { storage.withLock { $0 } }
         set { storage.withLock { $0 = newValue } }
@@ -39,7 +40,7 @@ final class ClientRecorder: Sendable {
         case failed(String)
     }
 
-    private let state = Mutex<[ConnectionID: [Item]]>([:])
+    private let state = Locked<[ConnectionID: [Item]]>([:])
     private let signal = DispatchSemaphore(value: 0)
 
     func record(_ id: ConnectionID, _ item: Item) {

@@ -1,4 +1,5 @@
 import Foundation
+import Locking
 import Synchronization
 import Testing
 import WebSocket
@@ -33,7 +34,7 @@ struct LoadAndLifecycleTests {
     @Test func slowReaderIsClosedWithoutStallingAFastOne() throws {
         // The server pushes to a client that never reads; its queue must overflow and
         // close it with 1008 while another client keeps getting answers promptly.
-        let flooder = Mutex<ConnectionID?>(nil)
+        let flooder = Locked<ConnectionID?>(nil)
         let box = ServerBox()
         var configuration = WebSocketServerConfiguration()
         configuration.port = 0

@@ -16,7 +16,10 @@ class ProtocolClient:
         self.last_seq = 0
 
     @classmethod
-    async def open(cls, url, name="py", group=None, capabilities=CAPABILITIES, resume=None, token=None):
+    async def open(cls, url, name="py", group=None, capabilities=CAPABILITIES, resume=None, token=None,
+                   affinity=None):
+        if affinity:
+            url = f"{url}{'&' if '?' in url else '?'}affinity={affinity}"
         ws = await websockets.connect(url, subprotocols=["remote-modal.v1"])
         client = cls(ws)
         hello = {"type": "hello", "protocol": 1, "client": {"kind": "pytest", "name": name},

@@ -42,6 +42,9 @@ export class ModalClient extends EventTarget {
     this.storage = storage;
     this.WebSocketImpl = WebSocketImpl;
     this.session = storage?.getItem("remote-modal.session") ?? null;
+    // A routing key, not a secret: a load balancer hashes it so reconnects reach the same host.
+    this.affinity = storage?.getItem("remote-modal.affinity") ?? Math.random().toString(36).slice(2, 14);
+    storage?.setItem("remote-modal.affinity", this.affinity);
     this.lastSeq = 0;
     this.shown = new Set();          // modal ids presented and not yet dismissed
     this.unconfirmed = new Map();    // id -> answer message kept until its dismiss
@@ -54,7 +57,8 @@ export class ModalClient extends EventTarget {
   connect() {
     this.stopped = false;
     this.setState(this.attempt === 0 ? "connecting" : "reconnecting");
-    const ws = new this.WebSocketImpl(this.url, PROTOCOL);
+    const separator = this.url.includes("?") ? "&" : "?";
+    const ws = new this.WebSocketImpl(`${this.url}${separator}affinity=${encodeURIComponent(this.affinity)}`, PROTOCOL);
     this.ws = ws;
     ws.onopen = () => {
       const hello = { type: "hello", protocol: 1, client: this.client, capabilities: this.capabilities };

@@ -1,3 +1,4 @@
+import Locking
 import Synchronization
 
 /// Resumes a continuation exactly once, whichever of the result or the task's
@@ -9,7 +10,7 @@ private final class OneShotResume<Element: Sendable>: Sendable {
         var done = false
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
     let subscription = SingleAssignmentDisposable()
 
     func install(_ continuation: CheckedContinuation<Element, any Error>) {

@@ -1,3 +1,4 @@
+import Locking
 import Synchronization
 
 /// Delivers items one at a time, in the order they were enqueued, without holding a lock
@@ -13,7 +14,7 @@ final class SerialDelivery<Item: Sendable>: Sendable {
         var busy = false
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     init() {}
 

@@ -1,3 +1,4 @@
+import Locking
 import Synchronization
 
 /// A group of disposables disposed together; members can be added and removed by key.
@@ -14,7 +15,7 @@ public final class CompositeDisposable: Disposable, Sendable {
         var disposed = false
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// Creates an empty group.
     public init() {}

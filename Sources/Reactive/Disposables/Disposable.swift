@@ -1,3 +1,4 @@
+import Locking
 import Synchronization
 
 /// A resource or subscription that can be released. `dispose()` is idempotent and safe
@@ -41,10 +42,10 @@ struct NopDisposable: Disposable {
 
 /// Runs its action at most once.
 final class AnonymousDisposable: Disposable, Sendable {
-    private let action: Mutex<(@Sendable () -> Void)?>
+    private let action: Locked<(@Sendable () -> Void)?>
 
     init(_ action: @escaping @Sendable () -> Void) {
-        self.action = Mutex(action)
+        self.action = Locked(action)
     }
 
     func dispose() {

@@ -1,3 +1,4 @@
+import Locking
 import Synchronization
 
 /// Collects disposables and disposes them all when the bag is deallocated.
@@ -7,7 +8,7 @@ public final class DisposeBag: Sendable {
         var disposed = false
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// Creates an empty bag.
     public init() {}

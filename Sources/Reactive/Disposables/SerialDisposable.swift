@@ -1,3 +1,4 @@
+import Locking
 import Synchronization
 
 /// Holds one disposable at a time: setting a new one disposes the previous one.
@@ -8,7 +9,7 @@ public final class SerialDisposable: Disposable, Sendable {
         var disposed = false
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// Creates an empty serial disposable.
     public init() {}

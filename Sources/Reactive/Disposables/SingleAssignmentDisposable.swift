@@ -1,3 +1,4 @@
+import Locking
 import Synchronization
 
 /// A disposable that is assigned once, possibly after it was disposed (then the
@@ -9,7 +10,7 @@ public final class SingleAssignmentDisposable: Disposable, Sendable {
         var disposed = false
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// Creates an unassigned disposable.
     public init() {}

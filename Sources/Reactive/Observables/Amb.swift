@@ -1,3 +1,4 @@
+import Locking
 import Synchronization
 
 extension Observable {
@@ -6,7 +7,7 @@ extension Observable {
     /// - Returns: The winner's events.
     public static func amb(_ sources: [Observable<Element>]) -> Observable<Element> {
         Observable { observer in
-            let winner = Mutex<Int?>(nil)
+            let winner = Locked<Int?>(nil)
             let subscriptions = sources.map { _ in SingleAssignmentDisposable() }
             for (index, source) in sources.enumerated() {
                 subscriptions[index].setDisposable(

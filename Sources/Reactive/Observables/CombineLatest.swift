@@ -1,3 +1,4 @@
+import Locking
 import Synchronization
 
 /// Serialized state of one `combineLatest` subscription.
@@ -8,12 +9,12 @@ private final class CombineLatestSink: Sendable {
     }
 
     private let observer: AnyObserver<[any Sendable]>
-    private let state: Mutex<State>
+    private let state: Locked<State>
     private let delivery = SerialDelivery<(Int, Event<any Sendable>)>()
 
     init(count: Int, observer: AnyObserver<[any Sendable]>) {
         self.observer = observer
-        self.state = Mutex(
+        self.state = Locked(
             State(latest: Array(repeating: nil, count: count), completed: Array(repeating: false, count: count)))
     }
 

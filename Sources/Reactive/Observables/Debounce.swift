@@ -1,3 +1,4 @@
+import Locking
 import Synchronization
 
 extension ObservableType {
@@ -12,7 +13,7 @@ extension ObservableType {
         return Observable { observer in
             let delivery = SerialDelivery<Event<Element>>()
             let forward: @Sendable (Event<Element>) -> Void = { delivery.enqueue($0, observer.on) }
-            let pending = Mutex<(id: UInt64, element: Element?)>((0, nil))
+            let pending = Locked<(id: UInt64, element: Element?)>((0, nil))
             let timer = SerialDisposable()
             let subscription = source.subscribe(
                 AnyObserver { event in

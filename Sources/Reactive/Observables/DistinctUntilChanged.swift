@@ -1,3 +1,4 @@
+import Locking
 import Synchronization
 
 extension ObservableType {
@@ -9,7 +10,7 @@ extension ObservableType {
     ) -> Observable<Element> {
         let source = asObservable()
         return Observable { observer in
-            let previous = Mutex<Element?>(nil)
+            let previous = Locked<Element?>(nil)
             return source.subscribe(
                 AnyObserver { event in
                     guard case .next(let element) = event else { return observer.on(event) }

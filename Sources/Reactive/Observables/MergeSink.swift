@@ -1,3 +1,4 @@
+import Locking
 import Synchronization
 
 /// How a flattening operator treats a new inner sequence while others are running.
@@ -31,7 +32,7 @@ final class MergeSink<Source: Sendable, Result: Sendable>: Disposable, Sendable 
     private let selector: @Sendable (Source) throws -> Observable<Result>
     private let observer: AnyObserver<Result>
     private let delivery = SerialDelivery<Event<Result>>()
-    private let state = Mutex(State())
+    private let state = Locked(State())
     private let sourceSubscription = SingleAssignmentDisposable()
 
     init(

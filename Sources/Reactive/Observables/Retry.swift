@@ -1,3 +1,4 @@
+import Locking
 import Synchronization
 
 extension ObservableType {
@@ -9,7 +10,7 @@ extension ObservableType {
         let source = asObservable()
         return Observable { observer in
             let current = SerialDisposable()
-            let attempts = Mutex(0)
+            let attempts = Locked(0)
             @Sendable func attempt() {
                 attempts.withLock { $0 += 1 }
                 let slot = SingleAssignmentDisposable()

@@ -1,3 +1,4 @@
+import Locking
 import Synchronization
 
 extension ObservableType {
@@ -11,7 +12,7 @@ extension ObservableType {
     ) -> Observable<Accumulate> {
         let source = asObservable()
         return Observable { observer in
-            let current = Mutex(seed)
+            let current = Locked(seed)
             return source.subscribe(
                 AnyObserver { event in
                     switch event {

@@ -1,3 +1,4 @@
+import Locking
 import Synchronization
 
 /// How long a shared sequence's subject lives.
@@ -22,7 +23,7 @@ private final class ShareConnection<Element: Sendable>: Sendable {
     private let source: Observable<Element>
     private let replay: Int
     private let scope: SubjectLifetimeScope
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     init(source: Observable<Element>, replay: Int, scope: SubjectLifetimeScope) {
         self.source = source

@@ -1,3 +1,4 @@
+import Locking
 import Synchronization
 
 extension ObservableType {
@@ -7,7 +8,7 @@ extension ObservableType {
     public func skip(_ count: Int) -> Observable<Element> {
         let source = asObservable()
         return Observable { observer in
-            let remaining = Mutex(count)
+            let remaining = Locked(count)
             return source.subscribe(
                 AnyObserver { event in
                     if case .next = event {

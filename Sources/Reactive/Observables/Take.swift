@@ -1,3 +1,4 @@
+import Locking
 import Synchronization
 
 extension ObservableType {
@@ -11,7 +12,7 @@ extension ObservableType {
                 observer.onCompleted()
                 return Disposables.create()
             }
-            let remaining = Mutex(count)
+            let remaining = Locked(count)
             return source.subscribe(
                 AnyObserver { event in
                     switch event {

@@ -1,4 +1,5 @@
 import Foundation
+import Locking
 import Synchronization
 
 extension ObservableType {
@@ -16,7 +17,7 @@ extension ObservableType {
         return Observable { observer in
             let delivery = SerialDelivery<Event<Element>>()
             let forward: @Sendable (Event<Element>) -> Void = { delivery.enqueue($0, observer.on) }
-            let state = Mutex<(lastEmit: Date?, pending: Element?, timerArmed: Bool)>((nil, nil, false))
+            let state = Locked<(lastEmit: Date?, pending: Element?, timerArmed: Bool)>((nil, nil, false))
             let timer = SerialDisposable()
             @Sendable func windowEnded() {
                 let due: Element? = state.withLock { state in

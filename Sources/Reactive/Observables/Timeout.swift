@@ -1,3 +1,4 @@
+import Locking
 import Synchronization
 
 extension ObservableType {
@@ -15,7 +16,7 @@ extension ObservableType {
         return Observable { observer in
             let delivery = SerialDelivery<Event<Element>>()
             let forward: @Sendable (Event<Element>) -> Void = { delivery.enqueue($0, observer.on) }
-            let generation = Mutex<UInt64?>(0)
+            let generation = Locked<UInt64?>(0)
             let timer = SerialDisposable()
             let sourceSubscription = SerialDisposable()
             @Sendable func arm(_ id: UInt64) {

@@ -1,3 +1,4 @@
+import Locking
 import Synchronization
 
 extension ObservableType {
@@ -7,7 +8,7 @@ extension ObservableType {
         let source = asObservable()
         return Single(
             unchecked: Observable { observer in
-                let collected = Mutex<[Element]>([])
+                let collected = Locked<[Element]>([])
                 return source.subscribe(
                     AnyObserver { event in
                         switch event {

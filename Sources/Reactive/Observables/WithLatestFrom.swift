@@ -1,3 +1,4 @@
+import Locking
 import Synchronization
 
 extension ObservableType {
@@ -14,7 +15,7 @@ extension ObservableType {
         let source = asObservable()
         let other = second.asObservable()
         return Observable { observer in
-            let latest = Mutex<Second.Element?>(nil)
+            let latest = Locked<Second.Element?>(nil)
             let delivery = SerialDelivery<Event<Result>>()
             let forward: @Sendable (Event<Result>) -> Void = { delivery.enqueue($0, observer.on) }
             let secondSubscription = other.subscribe(

@@ -1,3 +1,4 @@
+import Locking
 import Synchronization
 
 /// The shared machinery of the subjects: observer registry, the remembered elements that
@@ -17,12 +18,12 @@ final class SubjectCore<Element: Sendable>: Sendable {
     }
 
     private let memory: Memory
-    private let state: Mutex<State>
+    private let state: Locked<State>
     private let delivery = SerialDelivery<Event<Element>>()
 
     init(memory: Memory, initial: [Element] = []) {
         self.memory = memory
-        self.state = Mutex(State(remembered: initial))
+        self.state = Locked(State(remembered: initial))
     }
 
     var hasObservers: Bool { state.withLock { !$0.observers.isEmpty } }

@@ -1,3 +1,4 @@
+import Locking
 import Synchronization
 
 /// A sequence of exactly one element, or an error: the shape of a modal's answer.
@@ -195,7 +196,7 @@ extension ObservableType {
         let source = asObservable()
         return Single(
             unchecked: Observable { observer in
-                let first = Mutex<Element?>(nil)
+                let first = Locked<Element?>(nil)
                 return source.subscribe(
                     AnyObserver { event in
                         switch event {

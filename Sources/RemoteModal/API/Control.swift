@@ -1,3 +1,4 @@
+import Locking
 import ModalProtocol
 import Reactive
 import Synchronization
@@ -12,10 +13,10 @@ public final class Control: Sendable {
     /// The style.
     public let style: ActionStyle
 
-    private let state = Mutex<(enabled: Bool, busy: Bool)>((true, false))
+    private let state = Locked<(enabled: Bool, busy: Bool)>((true, false))
     private let taps = PublishSubject<Void>()
     private let refused = PublishSubject<Void>()
-    private let owner = Mutex<Session?>(nil)
+    private let owner = Locked<Session?>(nil)
     /// The current `bind(to:)` binding; a new one replaces (and disposes) it.
     let binding = SerialDisposable()
 

@@ -1,3 +1,4 @@
+import Locking
 import ModalProtocol
 import Reactive
 import Synchronization
@@ -16,7 +17,7 @@ public final class Session: Sendable, Hashable, CustomStringConvertible {
     public let disposeBag = DisposeBag()
 
     let core: HostCore
-    private let controlsState = Mutex<[Control]>([])
+    private let controlsState = Locked<[Control]>([])
     private let endedSubject = ReplaySubject<Void>.create(bufferSize: 1)
     private let controlItems = BehaviorRelay<[ControlItem]>(value: [])
     private let controlsDirty = Atomic<Bool>(false)

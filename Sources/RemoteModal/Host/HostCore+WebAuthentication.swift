@@ -17,7 +17,8 @@ extension HostCore {
     ) -> any Disposable {
         let nonce = Secrets.sessionID()
         let state = Secrets.sessionID()
-        guard let callback = URL(string: "\(configuration.publicBaseURL)/auth/callback/\(nonce)") else {
+        guard let callback = URL(string: "\(configuration.publicBaseURL)\(configuration.callbackPathPrefix)\(nonce)")
+        else {
             report(.failure(RemoteModalError.failed("invalid public base URL")))
             return Disposables.create()
         }
@@ -58,10 +59,10 @@ extension HostCore {
         presentation.callbacks.answered(AcceptedAnswer(answer: answer, session: session.handle, files: []))
     }
 
-    /// `/auth/callback/NONCE`: single use, `state` checked; answers with a page that
-    /// closes its window.
+    /// `/auth/callback/NONCE` (or `/auth/INSTANCE/callback/NONCE`): single use, `state`
+    /// checked; answers with a page that closes its window.
     func authCallbackRoute(_ request: HTTPRequest) -> HTTPResponse? {
-        let prefix = "/auth/callback/"
+        let prefix = configuration.callbackPathPrefix
         guard request.path.hasPrefix(prefix) else { return nil }
         let nonce = String(request.path.dropFirst(prefix.count))
         let outcome: (status: Int, deliver: (@Sendable (String) -> Void)?) = authCallbacks.withLock { callbacks in

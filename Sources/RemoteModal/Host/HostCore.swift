@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Locking
 import Logging
 import ModalProtocol
 import Reactive
@@ -19,9 +20,9 @@ final class HostCore: @unchecked Sendable {
     let logger: Logger
     let metrics = HostMetrics()
     let newSessions = PublishSubject<Session>()
-    private let routes = Mutex<[(prefix: String, route: HTTPRoute)]>([])
+    private let routes = Locked<[(prefix: String, route: HTTPRoute)]>([])
     /// Host-served web authentication callbacks by nonce.
-    let authCallbacks = Mutex<[String: AuthCallback]>([:])
+    let authCallbacks = Locked<[String: AuthCallback]>([:])
 
     private let queueKey = DispatchSpecificKey<Bool>()
     var connections: [ConnectionID: ConnectionState] = [:]

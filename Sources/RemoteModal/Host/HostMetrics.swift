@@ -1,3 +1,4 @@
+import Locking
 import ModalProtocol
 import Synchronization
 import WebSocket
@@ -23,7 +24,7 @@ final class HostMetrics: Sendable {
     /// Upper bounds of the present-to-answer latency buckets, in seconds.
     static let bucketBounds: [Double] = [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 300]
 
-    private let counters = Mutex(Counters(latencyBuckets: Array(repeating: 0, count: bucketBounds.count)))
+    private let counters = Locked(Counters(latencyBuckets: Array(repeating: 0, count: bucketBounds.count)))
 
     func update(_ body: (inout Counters) -> Void) { counters.withLock { body(&$0) } }
 

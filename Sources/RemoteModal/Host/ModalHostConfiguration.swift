@@ -15,7 +15,15 @@ public struct ModalHostConfiguration: Sendable {
     /// The access token clients must send in `hello`, or `nil` for none.
     public var accessToken: String?
     /// The public base URL of the host (`http://127.0.0.1:8080`), for callback URLs.
+    /// Behind a load balancer, the balancer's URL.
     public var publicBaseURL = "http://127.0.0.1:8080"
+    /// This host's name among several behind a load balancer, or `nil`. With a name, web
+    /// authentication callbacks use `/auth/NAME/callback/NONCE`, so the balancer can send
+    /// the identity provider's redirect to the host that is waiting for it.
+    public var instance: String?
+
+    /// The path prefix of this host's web authentication callbacks.
+    public var callbackPathPrefix: String { instance.map { "/auth/\($0)/callback/" } ?? "/auth/callback/" }
 
     /// Creates the default configuration.
     public init() {}

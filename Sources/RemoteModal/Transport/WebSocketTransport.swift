@@ -1,3 +1,4 @@
+import Locking
 import Logging
 import Synchronization
 import WebSocket
@@ -6,7 +7,7 @@ import WebSocket
 public final class WebSocketTransport: HostTransport {
     private let configuration: WebSocketServerConfiguration
     private let logger: Logger
-    private let server = Mutex<WebSocketServer?>(nil)
+    private let server = Locked<WebSocketServer?>(nil)
 
     /// Creates the transport; it listens once `start` is called.
     /// - Parameters:
