@@ -78,7 +78,7 @@ def test_sticky_resume_of_twenty_clients_through_nginx():
 def test_scripted_kiosks_approve_through_nginx(tmp_path):
     kiosk = os.path.join(ROOT, ".build", "debug", "kiosk")
     if not os.path.exists(kiosk):
-        kiosk = "kiosk"
+        pytest.skip("no kiosk build here; in the compose harness the kiosk1 and kiosk2 services run this flow")
     scripts = os.path.join(ROOT, "deploy", "harness")
     answerer = subprocess.Popen([kiosk, WS, "--name", "lobby-2", "--group", "harness-lobby", "--script",
                                  os.path.join(scripts, "approve-answer.json")], stdout=subprocess.PIPE, text=True)

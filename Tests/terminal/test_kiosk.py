@@ -137,3 +137,25 @@ def test_scripted_kiosk_fails_when_the_modal_never_comes(host, tmp_path):
                             capture_output=True, text=True, timeout=20)
     assert result.returncode == 1
     assert json.loads(result.stdout.splitlines()[-1]) == {"event": "timeout", "step": 0}
+
+
+def test_photo_upload_from_paths_with_progress(kiosk, tmp_path):
+    first = tmp_path / "a.png"
+    second = tmp_path / "b.png"
+    first.write_bytes(bytes(range(256)) * 300)
+    second.write_bytes(b"\x89PNG tiny")
+    kiosk.wait_for("[4] Send photos")
+    kiosk.keys("4")
+    kiosk.wait_for("== Choose photos ==")
+    kiosk.keys(f"{first}, {second}", "Enter")
+    kiosk.keys("2")
+    kiosk.wait_for(f"Received 2 photo(s), {first.stat().st_size + second.stat().st_size} bytes")
+
+
+def test_resize_redraws(kiosk):
+    kiosk.wait_for("[1] Sign in")
+    subprocess.run(["tmux", "resize-window", "-t", kiosk.name, "-x", "40", "-y", "20"], check=True)
+    time.sleep(0.5)
+    lines = kiosk.screen().splitlines()
+    assert any("[1] Sign in" in line for line in lines)
+    assert all(len(line) <= 40 for line in lines)
