@@ -50,7 +50,7 @@ def host():
 
 @pytest.fixture
 def kiosk(host):
-    terminal = Tmux("kiosk-test", f"{KIOSK} ws://127.0.0.1:{host.port}/ws --name lobby-1 --group lobby")
+    terminal = Tmux(f"kiosk-test-{os.getpid()}-{time.monotonic_ns()}", f"{KIOSK} ws://127.0.0.1:{host.port}/ws --name lobby-1 --group lobby")
     terminal.wait_for("| connected")
     yield terminal
     terminal.close()
