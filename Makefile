@@ -2,7 +2,7 @@
 SWIFT ?= swift
 SWIFT_FLAGS ?= -Xswiftc -warnings-as-errors
 
-.PHONY: demo test test-swift test-python test-js test-browser test-terminal test-harness test-docker test-autobahn test-tsan lint bench build bootstrap clean
+.PHONY: fuzz test-asan demo test test-swift test-python test-js test-browser test-terminal test-harness test-docker test-autobahn test-tsan lint bench build bootstrap clean
 
 ## Run the demo host on http://127.0.0.1:8080 (installs what is missing first).
 demo:
@@ -53,6 +53,15 @@ test-autobahn: build
 ## The whole Swift suite under ThreadSanitizer.
 test-tsan: bootstrap
 	$(SWIFT) test --sanitize=thread $(SWIFT_FLAGS) --scratch-path .build/tsan
+
+## The whole Swift suite under AddressSanitizer (nightly-style; not in CI for time).
+## Leak detection is off: see docs/security.md ("Sanitizers") for the reference cycles it reports.
+test-asan: bootstrap
+	ASAN_OPTIONS=detect_leaks=0 $(SWIFT) test --sanitize=address $(SWIFT_FLAGS) --scratch-path .build/asan
+
+## Fuzz the protocol decoder and the upload reassembly (SECONDS each, default 60).
+fuzz:
+	scripts/fuzz $${SECONDS:-60}
 
 ## swift format in strict lint mode over every Swift file.
 lint:

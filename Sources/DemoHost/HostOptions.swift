@@ -31,6 +31,8 @@ public struct HostOptions: Sendable {
             FlagSpec(
                 "allowed-origin", value: "ORIGIN", help: "extra browser origin allowed to connect", repeatable: true),
             FlagSpec("retention", value: "SECONDS", help: "how long a session outlives its connection (default 60)"),
+            FlagSpec(
+                "hello-timeout", value: "SECONDS", help: "how long a new connection may wait before hello (default 10)"),
             FlagSpec("max-message-bytes", value: "N", help: "largest accepted message (default 65536)"),
             FlagSpec("log-level", value: "LEVEL", help: "trace, debug, info, warning or error (default info)"),
             FlagSpec("oidc-issuer", value: "URL", help: "OpenID Connect issuer for the login flow"),
@@ -69,6 +71,7 @@ public struct HostOptions: Sendable {
         }
         options.host.accessToken = flags.string("token")
         options.host.retentionSeconds = try flags.seconds("retention") ?? 60
+        options.host.helloTimeoutSeconds = try flags.seconds("hello-timeout") ?? 10
         if let name = flags.string("log-level") {
             guard let level = LogLevel(name: name) else {
                 throw FlagError.invalidValue(flag: "log-level", value: name, expected: "a log level")

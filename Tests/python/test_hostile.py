@@ -1,0 +1,206 @@
+"""Hostile input over real sockets: each attack gets its documented outcome, the host stays
+up, a bystander session keeps working, and memory returns to its baseline."""
+import asyncio
+import json
+import os
+import socket
+import struct
+import time
+
+import pytest
+import websockets
+from websockets.exceptions import ConnectionClosed
+
+from hosts import Host
+from protocol_client import ProtocolClient
+
+
+@pytest.fixture(scope="module")
+def host():
+    server = Host("--hello-timeout", "1", "--retention", "5")
+    yield server
+    server.stop()
+
+
+def run(coroutine):
+    return asyncio.run(asyncio.wait_for(coroutine, 90))
+
+
+def rss_kib(pid):
+    with open(f"/proc/{pid}/status") as status:
+        return next(int(line.split()[1]) for line in status if line.startswith("VmRSS:"))
+
+
+def masked_frame(opcode, payload):
+    mask = os.urandom(4)
+    header = bytes([0x80 | opcode])
+    if len(payload) < 126:
+        header += bytes([0x80 | len(payload)])
+    elif len(payload) < 65536:
+        header += bytes([0x80 | 126]) + struct.pack(">H", len(payload))
+    else:
+        header += bytes([0x80 | 127]) + struct.pack(">Q", len(payload))
+    return header + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
+
+
+def raw_upgrade(port):
+    sock = socket.create_connection(("127.0.0.1", port))
+    sock.sendall(f"GET /ws HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                 "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n".encode())
+    assert b" 101 " in sock.recv(4096)
+    return sock
+
+
+def close_code(sock, timeout=5):
+    """Reads frames until a close frame; returns its code (None if the socket just closed)."""
+    sock.settimeout(timeout)
+    data = b""
+    try:
+        while True:
+            chunk = sock.recv(65536)
+            if not chunk:
+                return None
+            data += chunk
+            index = 0
+            while index + 2 <= len(data):
+                opcode = data[index] & 0x0F
+                length = data[index + 1] & 0x7F
+                offset = index + 2
+                if length == 126:
+                    length = struct.unpack(">H", data[offset:offset + 2])[0]
+                    offset += 2
+                elif length == 127:
+                    length = struct.unpack(">Q", data[offset:offset + 8])[0]
+                    offset += 8
+                if offset + length > len(data):
+                    break
+                if opcode == 8:
+                    return struct.unpack(">H", data[offset:offset + 2])[0] if length >= 2 else None
+                index = offset + length
+    except (socket.timeout, ConnectionResetError):
+        return None
+
+
+async def hello(ws):
+    await ws.send(json.dumps({"type": "hello", "protocol": 1, "client": {"kind": "evil", "name": "x"},
+                              "capabilities": ["alert", "actionSheet"]}))
+    return json.loads(await ws.recv())
+
+
+async def expect_error(ws, raw, code):
+    await ws.send(raw)
+    while True:
+        message = json.loads(await asyncio.wait_for(ws.recv(), 5))
+        if message["type"] == "error":
+            assert message["code"] == code, (raw[:80], message)
+            return
+
+
+async def bystander_works(url):
+    client = await ProtocolClient.open(url, name="bystander")
+    await client.tap("country")
+    present = await client.expect("present")
+    await client.send({"type": "result", "id": present["id"], "value": {"action": 0}})
+    assert (await client.expect("status"))["text"] == "Country: France"
+    await client.close()
+
+
+async def battery(host):
+    url = host.url
+    # Malformed and wrong messages: each gets its error, the connection stays usable.
+    async with websockets.connect(url) as ws:
+        await hello(ws)
+        cases = [
+            ("{not json", "bad_json"),
+            ('{"type": ["result"]}', "bad_message"),
+            ('{"type": "event", "control": 1e999}', "bad_json"),
+            ('{"type": "result", "id": "m1", "value": {"action": 1e300}}', "unknown_modal"),
+            ('{"type": "upload", "id": "m1", "file": 1e300, "name": "a", "mimeType": "b", "size": 1, "offset": 0,'
+             ' "data": "", "last": true}', "bad_message"),
+            ("[" * 5000 + "]" * 5000, "bad_json"),
+            ('{"type": "event", "control": "' + "\x01" + '"}', "bad_json"),
+            ('{"type": "fly"}', "unknown_type"),
+            ('{"type": "input", "id": "m9", "textFields": ["x"]}', "unknown_modal"),
+            ('{"type": "upload", "id": "m9", "file": -1}', "bad_message"),
+        ]
+        for raw, code in cases:
+            await expect_error(ws, raw, code)
+        await ws.send(b"\x00binary")
+        assert json.loads(await ws.recv())["code"] == "bad_message"
+    # Answers for another session's modal, and to a disabled action.
+    owner = await ProtocolClient.open(url, name="owner")
+    intruder = await ProtocolClient.open(url, name="intruder")
+    await owner.tap("signIn")
+    present = await owner.expect("present")
+    await intruder.send({"type": "result", "id": present["id"], "value": {"action": 0, "textFields": ["", ""]}})
+    assert (await intruder.expect("error"))["code"] == "unknown_modal"
+    await owner.send({"type": "result", "id": present["id"], "value": {"action": 1, "textFields": ["a", ""]}})
+    assert (await owner.expect("error"))["code"] == "bad_message"
+    await owner.send({"type": "result", "id": present["id"], "value": {"action": 0, "textFields": ["", ""]}})
+    assert (await owner.expect("status"))["text"] == "Sign in cancelled"
+    await owner.close()
+    await intruder.close()
+    # Oversized frame: 1009.
+    async with websockets.connect(url, max_size=None) as ws:
+        await ws.send("x" * 70000)
+        with pytest.raises(ConnectionClosed) as closed:
+            await ws.recv()
+        assert closed.value.rcvd.code == 1009
+    # Invalid UTF-8 in a text frame: 1007.
+    sock = raw_upgrade(host.port)
+    sock.sendall(masked_frame(0x1, b'{"type":"hello","x":"\xff\xfe"}'))
+    assert close_code(sock) == 1007
+    sock.close()
+    # A flood past the rate limit: rate_limited errors, then 1008 after 20 in a row.
+    async with websockets.connect(url) as ws:
+        await hello(ws)
+        for _ in range(400):
+            await ws.send('{"type":"event","control":"none"}')
+        codes = []
+        with pytest.raises(ConnectionClosed) as closed:
+            while True:
+                message = json.loads(await asyncio.wait_for(ws.recv(), 5))
+                codes.append(message.get("code"))
+        assert closed.value.rcvd.code == 1008
+        assert codes.count("rate_limited") == 20
+    # A hello that never comes: 1008 after the hello timeout (1 s here).
+    async with websockets.connect(url) as ws:
+        with pytest.raises(ConnectionClosed) as closed:
+            await asyncio.wait_for(ws.recv(), 5)
+        assert closed.value.rcvd.code == 1008
+    await bystander_works(url)
+
+
+def test_hostile_battery_outcomes_and_memory(host):
+    run(battery(host))                 # warm-up round: allocator pools fill here
+    time.sleep(1)
+    baseline = rss_kib(host.process.pid)
+    for _ in range(3):
+        run(battery(host))
+    time.sleep(6)                      # past retention: the battery's sessions expire
+    after = rss_kib(host.process.pid)
+    assert host.process.poll() is None, "the host died"
+    assert after - baseline < 4096, f"RSS grew from {baseline} KiB to {after} KiB over three rounds"
+
+
+def test_slowloris_upgrade_is_cut(host):
+    sock = socket.create_connection(("127.0.0.1", host.port))
+    sock.sendall(b"GET /ws HTTP/1.1\r\nHost: x\r\n")
+    start = time.time()
+    closed = False
+    for _ in range(30):
+        try:
+            sock.sendall(b"X-Slow: 1\r\n")
+        except (BrokenPipeError, ConnectionResetError):
+            closed = True
+            break
+        sock.settimeout(1)
+        try:
+            if sock.recv(1024) == b"":
+                closed = True
+                break
+        except socket.timeout:
+            pass
+    assert closed, "a client dripping headers kept its connection for 30 s"
+    assert time.time() - start < 25
+    run(bystander_works(host.url))
