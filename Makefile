@@ -2,7 +2,7 @@
 SWIFT ?= swift
 SWIFT_FLAGS ?= -Xswiftc -warnings-as-errors
 
-.PHONY: fuzz test-asan demo test test-swift test-python test-js test-browser test-terminal test-harness test-docker test-autobahn test-tsan lint bench build bootstrap clean
+.PHONY: fuzz test-asan test-chaos demo test test-swift test-python test-js test-browser test-terminal test-harness test-docker test-autobahn test-tsan lint bench build bootstrap clean
 
 ## Run the demo host on http://127.0.0.1:8080 (installs what is missing first).
 demo:
@@ -10,7 +10,7 @@ demo:
 	$(SWIFT) run -c release modal-host
 
 ## Run every test: the Swift suites, the outside-client suites, the Autobahn suite.
-test: bootstrap test-swift test-python test-js test-browser test-terminal test-harness test-docker test-autobahn
+test: bootstrap test-swift test-python test-js test-browser test-terminal test-harness test-chaos test-docker test-autobahn
 
 bootstrap:
 	scripts/bootstrap
@@ -45,6 +45,10 @@ test-harness: build
 test-docker: bootstrap
 	.venv/bin/hadolint Dockerfile
 	docker-compose -f docker-compose.yml config --quiet
+
+## 200 sessions x 50 modals through a fault-injecting proxy: every answer exactly once.
+test-chaos: build
+	.venv/bin/python -m pytest -q -s Tests/chaos
 
 ## The Autobahn TestSuite (fuzzingclient) against modal-host --echo.
 test-autobahn: build

@@ -21,6 +21,7 @@ let package = Package(
         .executable(name: "modal-host", targets: ["ModalHost"]),
         .executable(name: "modal-bench", targets: ["ModalBench"]),
         .executable(name: "kiosk", targets: ["KioskMain"]),
+        .executable(name: "chaos-host", targets: ["ChaosHost"]),
     ],
     targets: [
         .target(name: "Locking", swiftSettings: strict),
@@ -51,6 +52,8 @@ let package = Package(
         .target(
             name: "Kiosk", dependencies: ["ModalProtocol", "WebSocket", "Logging", "Locking"], swiftSettings: strict),
         .executableTarget(name: "KioskMain", dependencies: ["Kiosk", "Flags"], swiftSettings: strict),
+        .executableTarget(
+            name: "ChaosHost", dependencies: ["DemoHost", "RemoteModal", "WebSocket", "Logging"], swiftSettings: strict),
         .executableTarget(name: "ModalBench", dependencies: ["Bench", "Flags"], swiftSettings: strict),
         .target(name: "CAllocationCounter"),
         .executableTarget(

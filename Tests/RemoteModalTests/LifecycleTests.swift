@@ -38,6 +38,8 @@ struct LifecycleTests {
         harness.settle()
         #expect(first.elements == [1])
         #expect(resumed.errors.isEmpty)
+        // The duplicate gets the dismiss repeated, so a client that missed it can forget the answer.
+        #expect(resumed.dismissals.map(\.id) == ["m1", "m1"])
         #expect(!second.finished)
     }
 
@@ -104,8 +106,10 @@ struct LifecycleTests {
         a.send(alertResult("m1", action: 0))
         harness.settle()
         #expect(outcome.elements == [1])
-        #expect(a.dismissals.map(\.reason) == [.resolved])
-        #expect(b.dismissals.map(\.reason) == [.resolved])
+        // The late answer is not an error; the host repeats the dismiss for it.
+        #expect(a.dismissals.map(\.reason) == [.resolved, .resolved])
+        #expect(b.dismissals.map(\.reason) == [.resolved, .resolved])
+        #expect(a.errors.isEmpty)
     }
 
     @Test func groupPresentationFirstAnswerWinsOthersSuperseded() {
@@ -130,7 +134,8 @@ struct LifecycleTests {
         harness.settle()
         #expect(outcome.elements == ["Approved by lobby-2"])
         #expect(lobby2.dismissals.map(\.reason) == [.resolved])
-        #expect(lobby1.dismissals.map(\.reason) == [.superseded])
+        // lobby-1's late answer is re-confirmed with the same reason, not refused.
+        #expect(lobby1.dismissals.map(\.reason) == [.superseded, .superseded])
         #expect(lobby1.errors.isEmpty)
     }
 

@@ -131,6 +131,7 @@ extension HostCore {
         for (session, modalID) in presentation.targets {
             session.removePending(modalID)
             let sessionReason: DismissReason = answeredBy == nil || answeredBy === session ? reason : .superseded
+            session.recordEnded(modalID, sessionReason)
             broadcast(session) { .dismiss(seq: $0, id: modalID, reason: sessionReason) }
             metrics.update { $0.dismissed[sessionReason, default: 0] += 1 }
             logger.info("session \(session.shortID): dismiss \(modalID) (\(sessionReason.rawValue))")
@@ -145,7 +146,14 @@ extension HostCore {
         guard session.wasPresented(id) else {
             return ProtocolError(.unknownModal, "modal '\(id)' was never presented here", ref: ref)
         }
-        guard let presentation = session.pending[id] else { return nil }
+        guard let presentation = session.pending[id] else {
+            // Already over: no error (a client re-sends after a resume), but repeat the
+            // dismiss, which that client may have missed while disconnected.
+            if let reason = session.endedReasons[id] {
+                broadcast(session) { .dismiss(seq: $0, id: id, reason: reason) }
+            }
+            return nil
+        }
         let decision: AnswerDecision
         do {
             decision = try decide(presentation)

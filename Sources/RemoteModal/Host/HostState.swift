@@ -44,6 +44,9 @@ final class SessionState: @unchecked Sendable {
     var pendingOrder: [String] = []
     var pending: [String: Presentation] = [:]
     var controls: [ControlItem] = []
+    /// How recent modals ended, so a duplicate answer can be re-confirmed (bounded).
+    var endedReasons: [String: DismissReason] = [:]
+    var endedOrder: [String] = []
     var retentionTimer: (any Disposable)?
     var alive = true
     let handle: Session
@@ -82,6 +85,15 @@ final class SessionState: @unchecked Sendable {
     func removePending(_ modalID: String) {
         pending[modalID] = nil
         pendingOrder.removeAll { $0 == modalID }
+    }
+
+    /// Remembers how a modal ended (the last 1,024 of them).
+    func recordEnded(_ modalID: String, _ reason: DismissReason) {
+        endedReasons[modalID] = reason
+        endedOrder.append(modalID)
+        if endedOrder.count > 1_024 {
+            endedReasons[endedOrder.removeFirst()] = nil
+        }
     }
 }
 

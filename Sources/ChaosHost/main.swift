@@ -1,0 +1,35 @@
+// chaos-host: a host running only the chaos test's flow (see ChaosRecorder). For tests.
+//   chaos-host PORT
+import DemoHost
+import Dispatch
+import Foundation
+import Logging
+import RemoteModal
+import WebSocket
+
+LoggerSettings.shared.level = .warning
+var server = WebSocketServerConfiguration()
+server.port = CommandLine.arguments.count > 1 ? Int(CommandLine.arguments[1]) ?? 0 : 0
+server.webRoot = nil
+var configuration = ModalHostConfiguration()
+configuration.retentionSeconds = 120
+configuration.messagesPerSecond = 1_000
+configuration.messageBurst = 2_000
+let host = ModalHost(configuration: configuration, transport: WebSocketTransport(configuration: server))
+let recorder = ChaosRecorder()
+let flows = recorder.install(on: host)
+do {
+    try host.start()
+} catch {
+    FileHandle.standardError.write(Data("chaos-host: \(error)\n".utf8))
+    exit(2)
+}
+signal(SIGTERM, SIG_IGN)
+let stop = DispatchSource.makeSignalSource(signal: SIGTERM, queue: .main)
+stop.setEventHandler {
+    flows.dispose()
+    host.shutdown()
+    exit(0)
+}
+stop.resume()
+dispatchMain()

@@ -1,0 +1,80 @@
+import Foundation
+import Locking
+import ModalProtocol
+import Reactive
+import RemoteModal
+import WebSocket
+
+/// The host side of the chaos test: every session gets a `next` control; each tap
+/// presents question N, and every value its Single emits is recorded, so a test can
+/// check that each answer arrived exactly once and unchanged whatever the network did.
+public final class ChaosRecorder: Sendable {
+    private let answers = Locked<[String: [Int: [String]]]>([:])
+    private let failures = Locked<[String]>([])
+
+    /// Creates an empty recorder.
+    public init() {}
+
+    /// Starts the flow on every new session of a host and serves `/chaos/report`.
+    /// - Parameter host: The host.
+    /// - Returns: A disposable that stops it.
+    public func install(on host: ModalHost) -> any Disposable {
+        host.addRoute(prefix: "/chaos/report") { [self] _ in
+            HTTPResponse(status: 200, contentType: "application/json", body: Data(report().utf8))
+        }
+        return host.sessions.subscribe(onNext: { [self] session in run(session) })
+    }
+
+    private func run(_ session: Session) {
+        let counter = Locked(0)
+        let name = session.client.name
+        session.control("next", title: "Next question").tap
+            // Taps while a question is open are ignored: a client may re-tap after a drop.
+            .flatMapFirst { [self] _ -> Observable<Void> in
+                let number = counter.withLock { value -> Int in
+                    value += 1
+                    return value
+                }
+                return RemoteModal.alert(
+                    String.self, presenter: .session(session), title: "Q\(number)", textFields: [.plain()],
+                    actions: [
+                        .default(title: "A", map: { "A:\($0[0])" }), .default(title: "B", map: { "B:\($0[0])" }),
+                    ]
+                )
+                .map { value in self.record(name, number, value) }
+                .catch { error in
+                    self.failures.withLock { $0.append("\(name) Q\(number): \(error)") }
+                    return .empty()
+                }
+            }
+            .subscribe()
+            .disposed(by: session.disposeBag)
+    }
+
+    private func record(_ name: String, _ number: Int, _ value: String) {
+        answers.withLock { $0[name, default: [:]][number, default: []].append(value) }
+    }
+
+    /// `{"answers": {name: {"N": [values]}}, "failures": [...]}`.
+    public func report() -> String {
+        let (answers, failures) = (self.answers.withLock { $0 }, self.failures.withLock { $0 })
+        var writer = JSONWriter()
+        writer.raw("{\"answers\":{")
+        for (index, (name, questions)) in answers.sorted(by: { $0.key < $1.key }).enumerated() {
+            if index > 0 { writer.raw(",") }
+            writer.string(name)
+            writer.raw(":{")
+            for (offset, (number, values)) in questions.sorted(by: { $0.key < $1.key }).enumerated() {
+                if offset > 0 { writer.raw(",") }
+                writer.string(String(number))
+                writer.raw(":")
+                writer.strings(values)
+            }
+            writer.raw("}")
+        }
+        writer.raw("},\"failures\":")
+        writer.strings(failures)
+        writer.raw("}")
+        return writer.output
+    }
+}

@@ -1,0 +1,229 @@
+"""Chaos: many sessions answer thousands of modals through a fault-injecting TCP proxy that
+drops connections at random, mid-message, and right after a `result` (before its
+`dismiss`). Clients resume and re-send unconfirmed answers. At the end every question the
+host asked got exactly one value, equal to what its client answered, and nothing is pending.
+
+Scale: CHAOS_SESSIONS (default 200) x CHAOS_MODALS (default 50) = 10,000 modals.
+"""
+import asyncio
+import json
+import os
+import random
+import re
+import subprocess
+import sys
+import time
+import urllib.request
+
+import websockets
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "python"))
+from hosts import ROOT, free_port  # noqa: E402
+
+SESSIONS = int(os.environ.get("CHAOS_SESSIONS", "200"))
+MODALS = int(os.environ.get("CHAOS_MODALS", "50"))
+
+
+def unmasked_text(data):
+    """The payload of the first (masked, client-to-host) frame in a chunk, best effort."""
+    if len(data) < 6 or not data[1] & 0x80:
+        return b""
+    length, offset = data[1] & 0x7F, 2
+    if length == 126:
+        length, offset = int.from_bytes(data[2:4], "big"), 4
+    elif length == 127:
+        length, offset = int.from_bytes(data[2:10], "big"), 10
+    mask = data[offset:offset + 4]
+    payload = data[offset + 4:offset + 4 + length]
+    return bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
+
+
+class FaultProxy:
+    """A TCP proxy that breaks connections: at random, mid-message, and after a result."""
+
+    def __init__(self, upstream_port, seed=7):
+        self.upstream_port = upstream_port
+        self.random = random.Random(seed)
+        self.live = set()
+        self.counts = {"random": 0, "mid-message": 0, "after-result": 0, "connections": 0}
+
+    async def start(self):
+        self.server = await asyncio.start_server(self.accept, "127.0.0.1", 0)
+        self.port = self.server.sockets[0].getsockname()[1]
+        self.killer = asyncio.create_task(self.kill_randomly())
+
+    async def stop(self):
+        self.killer.cancel()
+        self.server.close()
+        for pair in list(self.live):
+            self.abort(pair)
+
+    def abort(self, pair):
+        for writer in pair:
+            writer.transport.abort()
+        self.live.discard(pair)
+
+    async def accept(self, client_reader, client_writer):
+        try:
+            host_reader, host_writer = await asyncio.open_connection("127.0.0.1", self.upstream_port)
+        except OSError:
+            client_writer.transport.abort()
+            return
+        pair = (client_writer, host_writer)
+        self.live.add(pair)
+        self.counts["connections"] += 1
+        await asyncio.gather(self.pump(client_reader, host_writer, pair, upstream=True),
+                             self.pump(host_reader, client_writer, pair, upstream=False), return_exceptions=True)
+        self.abort(pair)
+
+    async def pump(self, reader, writer, pair, upstream):
+        while pair in self.live:
+            data = await reader.read(65536)
+            if not data:
+                break
+            upgraded = b"HTTP/1.1" not in data and b"GET /" not in data
+            if upgraded and self.random.random() < 0.01:
+                writer.write(data[: max(1, len(data) // 2)])
+                await writer.drain()
+                self.counts["mid-message"] += 1
+                self.abort(pair)
+                return
+            writer.write(data)
+            await writer.drain()
+            if upstream and b'"result"' in unmasked_text(data) and self.random.random() < 0.15:
+                self.counts["after-result"] += 1
+                self.abort(pair)
+                return
+        self.abort(pair)
+
+    async def kill_randomly(self):
+        while True:
+            await asyncio.sleep(0.05)
+            if self.live and self.random.random() < 0.5:
+                self.counts["random"] += 1
+                self.abort(self.random.choice(list(self.live)))
+
+
+class ChaosClient:
+    def __init__(self, index, url):
+        self.name = f"c{index:03d}"
+        self.url = url
+        self.session = None
+        self.expected = {}        # question number -> value answered
+        self.unconfirmed = {}     # modal id -> result message
+        self.done = 0
+        self.lost_sessions = 0
+        self.reconnects = 0
+
+    async def run(self):
+        while self.done < MODALS:
+            try:
+                await self.connection()
+            except (OSError, websockets.exceptions.WebSocketException, asyncio.TimeoutError):
+                pass
+            if self.done < MODALS:
+                self.reconnects += 1
+                await asyncio.sleep(random.uniform(0.02, 0.15))
+
+    async def connection(self):
+        async with websockets.connect(self.url, open_timeout=5, close_timeout=1) as ws:
+            hello = {"type": "hello", "protocol": 1, "client": {"kind": "chaos", "name": self.name},
+                     "capabilities": ["alert"]}
+            if self.session:
+                hello["resume"] = {"session": self.session}
+            await ws.send(json.dumps(hello))
+            welcome = json.loads(await asyncio.wait_for(ws.recv(), 5))
+            assert welcome["type"] == "welcome", welcome
+            if self.session and not welcome["resumed"]:
+                self.lost_sessions += 1
+            self.session = welcome["session"]
+            for answer in self.unconfirmed.values():
+                await ws.send(json.dumps(answer))
+            waiting_since = time.monotonic()
+            presented = False
+            while self.done < MODALS:
+                try:
+                    message = json.loads(await asyncio.wait_for(ws.recv(), 0.5))
+                except asyncio.TimeoutError:
+                    # No question on screen: ask for one (a duplicate tap is ignored by the host).
+                    if not presented and not self.unconfirmed and time.monotonic() - waiting_since > 0.4:
+                        await ws.send(json.dumps({"type": "event", "control": "next"}))
+                        waiting_since = time.monotonic()
+                    continue
+                kind = message["type"]
+                if kind == "present":
+                    presented = True
+                    number = int(message["modal"]["title"][1:])
+                    if message["id"] in self.unconfirmed:
+                        await ws.send(json.dumps(self.unconfirmed[message["id"]]))
+                        continue
+                    action = number % 2
+                    text = f"{self.name}-{number}"
+                    self.expected[number] = f"{'AB'[action]}:{text}"
+                    answer = {"type": "result", "id": message["id"], "value": {"action": action, "textFields": [text]}}
+                    self.unconfirmed[message["id"]] = answer
+                    await ws.send(json.dumps(answer))
+                elif kind == "dismiss":
+                    presented = False
+                    if self.unconfirmed.pop(message["id"], None) is not None:
+                        self.done += 1
+                    if self.done < MODALS:
+                        await ws.send(json.dumps({"type": "event", "control": "next"}))
+                        waiting_since = time.monotonic()
+                elif kind == "controls" and not presented and not self.unconfirmed:
+                    await ws.send(json.dumps({"type": "event", "control": "next"}))
+                    waiting_since = time.monotonic()
+
+
+def metric(text, name):
+    return int(float(re.search(rf"^{re.escape(name)} (\S+)$", text, re.M).group(1)))
+
+
+def test_every_answer_arrives_exactly_once_through_faults():
+    port = free_port()
+    host = subprocess.Popen([os.path.join(ROOT, ".build", "debug", "chaos-host"), str(port)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        for _ in range(100):
+            try:
+                urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=1)
+                break
+            except OSError:
+                time.sleep(0.1)
+
+        async def scenario():
+            proxy = FaultProxy(port)
+            await proxy.start()
+            clients = [ChaosClient(i, f"ws://127.0.0.1:{proxy.port}/ws") for i in range(SESSIONS)]
+            started = time.monotonic()
+            await asyncio.wait_for(asyncio.gather(*(client.run() for client in clients)), 600)
+            await proxy.stop()
+            return clients, proxy.counts, time.monotonic() - started
+
+        clients, faults, seconds = asyncio.run(scenario())
+        time.sleep(0.5)
+        report = json.loads(urllib.request.urlopen(f"http://127.0.0.1:{port}/chaos/report").read())
+        metrics = urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics").read().decode()
+    finally:
+        host.terminate()
+        host.wait(timeout=10)
+
+    answered = sum(len(client.expected) for client in clients)
+    delivered = sum(len(values) for questions in report["answers"].values() for values in questions.values())
+    print(f"\nchaos: {SESSIONS} sessions, {answered} modals answered, {delivered} values delivered in {seconds:.1f} s;"
+          f" faults {faults}; reconnects {sum(c.reconnects for c in clients)};"
+          f" sessions lost {sum(c.lost_sessions for c in clients)}")
+    assert report["failures"] == []
+    assert answered == SESSIONS * MODALS
+    for client in clients:
+        host_side = report["answers"].get(client.name, {})
+        for number, value in client.expected.items():
+            assert host_side.get(str(number)) == [value], (client.name, number, host_side.get(str(number)), value)
+        assert len(host_side) == len(client.expected)
+    assert delivered == answered
+    presented = metric(metrics, "remote_modal_modals_presented_total")
+    resolved = metric(metrics, "remote_modal_modals_resolved_total")
+    assert presented == resolved == answered, (presented, resolved, answered)
+    assert sum(client.lost_sessions for client in clients) == 0
+    assert faults["random"] > 0 and faults["after-result"] > 0 and faults["mid-message"] > 0
