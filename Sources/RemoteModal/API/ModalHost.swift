@@ -58,4 +58,11 @@ public final class ModalHost: Sendable {
         core.onExecutor { core.shutdownOnExecutor() }
         core.transport.stop()
     }
+
+    /// Releasing the host shuts it down (idempotent), which also ends the sessions and
+    /// breaks the references between them and the host.
+    deinit {
+        core.onExecutor { core.shutdownOnExecutor() }
+        core.transport.stop()
+    }
 }

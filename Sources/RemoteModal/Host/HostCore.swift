@@ -57,8 +57,14 @@ final class HostCore: @unchecked Sendable {
     func start() throws {
         try transport.start(
             events: TransportEvents(
-                opened: { [self] id, info in queue.async { self.opened(id, info) } },
-                message: { [self] id, message in
+                // Weak: the transport outlives nothing, but a strong capture would make the
+                // core and its transport keep each other alive after the host is released.
+                opened: { [weak self] id, info in
+                    guard let self else { return }
+                    queue.async { self.opened(id, info) }
+                },
+                message: { [weak self] id, message in
+                    guard let self else { return }
                     // Decoding is pure: do it on the transport's thread, then hop.
                     let decoded: Result<ClientMessage, ProtocolError>
                     switch message {
@@ -69,8 +75,11 @@ final class HostCore: @unchecked Sendable {
                     }
                     queue.async { self.received(id, decoded) }
                 },
-                closed: { [self] id, code, _ in queue.async { self.closed(id, code) } },
-                route: { [self] request in route(request) }))
+                closed: { [weak self] id, code, _ in
+                    guard let self else { return }
+                    queue.async { self.closed(id, code) }
+                },
+                route: { [weak self] request in self?.route(request) }))
     }
 
     func addRoute(prefix: String, _ route: @escaping HTTPRoute) {
