@@ -1,5 +1,5 @@
 // chaos-host: a host running only the chaos test's flow (see ChaosRecorder). For tests.
-//   chaos-host PORT
+//   chaos-host PORT [--count-only]
 import DemoHost
 import Dispatch
 import Foundation
@@ -16,7 +16,7 @@ configuration.retentionSeconds = 120
 configuration.messagesPerSecond = 1_000
 configuration.messageBurst = 2_000
 let host = ModalHost(configuration: configuration, transport: WebSocketTransport(configuration: server))
-let recorder = ChaosRecorder()
+let recorder = ChaosRecorder(keepAnswers: !CommandLine.arguments.contains("--count-only"))
 let flows = recorder.install(on: host)
 do {
     try host.start()

@@ -11,9 +11,15 @@ import WebSocket
 public final class ChaosRecorder: Sendable {
     private let answers = Locked<[String: [Int: [String]]]>([:])
     private let failures = Locked<[String]>([])
+    private let counted = Locked(0)
+    private let keepAnswers: Bool
 
     /// Creates an empty recorder.
-    public init() {}
+    /// - Parameter keepAnswers: Whether to keep every value (the chaos test needs them; a
+    ///   soak keeps only a count, so its memory reflects the host, not the recorder).
+    public init(keepAnswers: Bool = true) {
+        self.keepAnswers = keepAnswers
+    }
 
     /// Starts the flow on every new session of a host and serves `/chaos/report`.
     /// - Parameter host: The host.
@@ -52,6 +58,8 @@ public final class ChaosRecorder: Sendable {
     }
 
     private func record(_ name: String, _ number: Int, _ value: String) {
+        counted.withLock { $0 += 1 }
+        guard keepAnswers else { return }
         answers.withLock { $0[name, default: [:]][number, default: []].append(value) }
     }
 
@@ -72,7 +80,9 @@ public final class ChaosRecorder: Sendable {
             }
             writer.raw("}")
         }
-        writer.raw("},\"failures\":")
+        writer.raw("},\"count\":")
+        writer.int(counted.withLock { $0 })
+        writer.raw(",\"failures\":")
         writer.strings(failures)
         writer.raw("}")
         return writer.output
