@@ -112,21 +112,22 @@ def test_ctrl_c_restores_the_terminal(kiosk):
 
 
 def test_group_approval_with_a_scripted_kiosk(host, kiosk, tmp_path):
-    script = tmp_path / "approve.json"
+    # The scripted kiosk asks; the person at the interactive one approves.
+    script = tmp_path / "ask.json"
     script.write_text(json.dumps([
-        {"expect": "Approve request?", "pick": "Approve", "timeout": 30},
-        {"status": "Approved by", "timeout": 10},
+        {"tap": "approve", "timeout": 30},
+        {"status": "Approved by", "timeout": 30},
     ]))
     scripted = subprocess.Popen([KIOSK, f"ws://127.0.0.1:{host.port}/ws", "--name", "lobby-2", "--group", "lobby",
                                  "--script", str(script)], stdout=subprocess.PIPE, text=True)
-    time.sleep(1)
-    kiosk.keys("5")
-    kiosk.wait_for("== Approve request? ==")
-    kiosk.wait_for("Approved by lobby-2", seconds=15)
+    kiosk.wait_for("== Approve request? ==", seconds=15)
+    assert "lobby-2 asks for approval" in kiosk.screen()
+    kiosk.keys("1")
+    kiosk.wait_for("INFO: Approved by lobby-1", seconds=15)
     out, _ = scripted.communicate(timeout=20)
     assert scripted.returncode == 0, out
     events = [json.loads(line) for line in out.splitlines()]
-    assert {"event": "status", "level": "info", "text": "Approved by lobby-2"} in events
+    assert {"event": "status", "level": "info", "text": "Approved by lobby-1"} in events
     assert events[-1] == {"event": "done"}
 
 
