@@ -20,6 +20,8 @@ public struct KioskScript: Decodable, Sendable, Equatable {
         public var pick: String?
         /// Wait for a notice containing this text.
         public var status: String?
+        /// Just wait this many seconds (for example until the other kiosks of a group joined).
+        public var wait: Double?
         /// Seconds to wait for the step (default 30).
         public var timeout: Double?
     }
@@ -51,6 +53,8 @@ public struct ScriptRunner: Sendable {
     public private(set) var index = 0
     /// Notices seen since the current step began.
     private var noticesAtStart = 0
+    /// When the current `wait` step ends.
+    private var waitUntil: Date?
 
     /// Starts at the first step.
     /// - Parameter script: The script.
@@ -61,19 +65,33 @@ public struct ScriptRunner: Sendable {
     /// Whether every step is done.
     public var finished: Bool { index >= script.steps.count }
 
-    /// The current step's timeout.
-    public var timeout: Double { finished ? 0 : script.steps[index].timeout ?? 30 }
+    /// The current step's timeout (a `wait` step gets its own length on top).
+    public var timeout: Double {
+        guard !finished else { return 0 }
+        let step = script.steps[index]
+        return (step.timeout ?? 30) + (step.wait ?? 0)
+    }
 
     /// Looks at the model and returns what to do now (possibly nothing), advancing the
     /// step when it is satisfied.
-    /// - Parameter model: The kiosk's state.
+    /// - Parameters:
+    ///   - model: The kiosk's state.
+    ///   - now: The current time (for `wait` steps).
     /// - Returns: The effects, and a log line per completed step.
-    public mutating func advance(_ model: inout KioskModel) -> (effects: [KioskEffect], log: [String]) {
+    public mutating func advance(_ model: inout KioskModel, now: Date = Date()) -> (
+        effects: [KioskEffect], log: [String]
+    ) {
         var effects: [KioskEffect] = []
         var log: [String] = []
         while !finished {
             let step = script.steps[index]
-            if let control = step.tap {
+            if let seconds = step.wait {
+                let until = waitUntil ?? now.addingTimeInterval(seconds)
+                waitUntil = until
+                guard now >= until else { break }
+                waitUntil = nil
+                log.append("{\"event\":\"waited\",\"seconds\":\(seconds)}")
+            } else if let control = step.tap {
                 guard model.current == nil, let item = model.controls.first(where: { $0.id == control }), item.enabled
                 else { break }
                 effects.append(.send(.event(control: item.id)))

@@ -122,3 +122,18 @@ struct KioskModelTests {
         #expect(runner.finished)
     }
 }
+
+@Suite("Kiosk script waits")
+struct KioskScriptWaitTests {
+    @Test func waitStepEndsAfterItsTime() throws {
+        let script = try JSONDecoder().decode(KioskScript.self, from: Data(#"[{"wait": 5}, {"tap": "x"}]"#.utf8))
+        var runner = ScriptRunner(script: script)
+        var model = KioskModel(name: "k", group: nil)
+        model.receive(.controls(seq: 1, items: [ControlItem(id: "x", title: "X")]))
+        let start = Date()
+        #expect(runner.advance(&model, now: start).effects.isEmpty)
+        #expect(runner.advance(&model, now: start.addingTimeInterval(4)).effects.isEmpty)
+        #expect(runner.advance(&model, now: start.addingTimeInterval(5)).effects == [.send(.event(control: "x"))])
+        #expect(runner.finished)
+    }
+}

@@ -82,9 +82,17 @@ def test_scripted_kiosks_approve_through_nginx(tmp_path):
     scripts = os.path.join(ROOT, "deploy", "harness")
     answerer = subprocess.Popen([kiosk, WS, "--name", "lobby-2", "--group", "harness-lobby", "--script",
                                  os.path.join(scripts, "approve-answer.json")], stdout=subprocess.PIPE, text=True)
+    # The group presentation reaches the sessions connected when it is asked: let the
+    # answerer join first (the asker's script also waits 5 s, for the compose harness).
+    answerer_log = []
+    for line in answerer.stdout:
+        answerer_log.append(line)
+        if '"welcome"' in line:
+            break
     asker = subprocess.Popen([kiosk, WS, "--name", "lobby-1", "--group", "harness-lobby", "--script",
                               os.path.join(scripts, "approve-ask.json")], stdout=subprocess.PIPE, text=True)
     out_answerer, _ = answerer.communicate(timeout=90)
+    out_answerer = "".join(answerer_log) + out_answerer
     out_asker, _ = asker.communicate(timeout=90)
     assert answerer.returncode == 0, out_answerer
     assert asker.returncode == 0, out_asker
