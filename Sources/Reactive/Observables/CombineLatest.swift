@@ -2,7 +2,7 @@ import Locking
 import Synchronization
 
 /// Serialized state of one `combineLatest` subscription.
-private final class CombineLatestSink: Sendable {
+private final class CombineLatestSink: IndexedSink {
     private struct State {
         var latest: [(any Sendable)?]
         var completed: [Bool]
@@ -47,17 +47,7 @@ private final class CombineLatestSink: Sendable {
 extension Observable where Element == [any Sendable] {
     /// The untyped engine behind the typed `combineLatest` overloads.
     static func combineLatestErased(_ sources: [Observable<any Sendable>]) -> Observable<[any Sendable]> {
-        Observable { observer in
-            guard !sources.isEmpty else {
-                observer.onCompleted()
-                return Disposables.create()
-            }
-            let sink = CombineLatestSink(count: sources.count, observer: observer)
-            return Disposables.create(
-                sources.enumerated().map { index, source in
-                    source.subscribe(AnyObserver { sink.on(index, $0) })
-                })
-        }
+        indexed(sources) { observer in CombineLatestSink(count: sources.count, observer: observer) }
     }
 }
 

@@ -2,7 +2,7 @@ import Locking
 import Synchronization
 
 /// Serialized state of one `zip` subscription.
-private final class ZipSink: Sendable {
+private final class ZipSink: IndexedSink {
     private struct State {
         var queues: [[any Sendable]]
         var completed: [Bool]
@@ -54,17 +54,7 @@ private final class ZipSink: Sendable {
 extension Observable where Element == [any Sendable] {
     /// The untyped engine behind the typed `zip` overloads.
     static func zipErased(_ sources: [Observable<any Sendable>]) -> Observable<[any Sendable]> {
-        Observable { observer in
-            guard !sources.isEmpty else {
-                observer.onCompleted()
-                return Disposables.create()
-            }
-            let sink = ZipSink(count: sources.count, observer: observer)
-            return Disposables.create(
-                sources.enumerated().map { index, source in
-                    source.subscribe(AnyObserver { sink.on(index, $0) })
-                })
-        }
+        indexed(sources) { observer in ZipSink(count: sources.count, observer: observer) }
     }
 }
 
