@@ -44,7 +44,8 @@ final class SessionState: @unchecked Sendable {
     var pendingOrder: [String] = []
     var pending: [String: Presentation] = [:]
     var controls: [ControlItem] = []
-    /// How recent modals ended, so a duplicate answer can be re-confirmed (bounded).
+    /// How recent modals ended, so a duplicate answer can be re-confirmed (the last 64:
+    /// a client only re-sends answers it had in flight when its connection dropped).
     var endedReasons: [String: DismissReason] = [:]
     var endedOrder: [String] = []
     var retentionTimer: (any Disposable)?
@@ -87,11 +88,11 @@ final class SessionState: @unchecked Sendable {
         pendingOrder.removeAll { $0 == modalID }
     }
 
-    /// Remembers how a modal ended (the last 1,024 of them).
+    /// Remembers how a modal ended (the last 64 of them, about 5 KiB a session).
     func recordEnded(_ modalID: String, _ reason: DismissReason) {
         endedReasons[modalID] = reason
         endedOrder.append(modalID)
-        if endedOrder.count > 1_024 {
+        if endedOrder.count > 64 {
             endedReasons[endedOrder.removeFirst()] = nil
         }
     }
