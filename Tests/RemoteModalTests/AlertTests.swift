@@ -64,20 +64,23 @@ struct AlertTests {
         #expect(client.errors.isEmpty)
     }
 
-    @Test func streamEmitsWhatTheChosenActionEmits() {
-        let harness = HostHarness()
-        let client = harness.connect()
-        let outcome = Outcome<String>()
-        _ = RemoteModal.alert(
-            presenter: .session(harness.session(of: client)), title: "Pick",
-            textFields: [.plain(placeholder: "name")],
+    /// An alert with one action of each output form: a sequence, a mapped value, an error, nothing.
+    func pickAlert(_ session: Session) -> Observable<String> {
+        RemoteModal.alert(
+            presenter: .session(session), title: "Pick", textFields: [.plain(placeholder: "name")],
             actions: [
                 .default(title: "Many", flatMapTo: .from(["a", "b", "c"])),
                 .default(title: "Echo", map: { $0[0].uppercased() }),
                 .destructive(title: "Boom", throw: RemoteModalError.failed("boom")),
                 .cancel(title: "Nothing"),
-            ]
-        ).subscribe(outcome.observer())
+            ])
+    }
+
+    @Test func streamEmitsWhatTheChosenActionEmits() {
+        let harness = HostHarness()
+        let client = harness.connect()
+        let outcome = Outcome<String>()
+        _ = pickAlert(harness.session(of: client)).subscribe(outcome.observer())
         harness.settle()
         client.send(alertResult("m1", action: 0, textFields: ["x"]))
         harness.settle()
@@ -90,16 +93,7 @@ struct AlertTests {
         let harness = HostHarness()
         let client = harness.connect()
         let outcome = Outcome<String>()
-        _ = RemoteModal.alert(
-            presenter: .session(harness.session(of: client)), title: "Pick",
-            textFields: [.plain(placeholder: "name")],
-            actions: [
-                .default(title: "Many", flatMapTo: .from(["a", "b", "c"])),
-                .default(title: "Echo", map: { $0[0].uppercased() }),
-                .destructive(title: "Boom", throw: RemoteModalError.failed("boom")),
-                .cancel(title: "Nothing"),
-            ]
-        ).subscribe(outcome.observer())
+        _ = pickAlert(harness.session(of: client)).subscribe(outcome.observer())
         harness.settle()
         client.send(alertResult("m1", action: action, textFields: ["ann"]))
         harness.settle()
