@@ -22,6 +22,7 @@ let package = Package(
         .executable(name: "modal-bench", targets: ["ModalBench"]),
         .executable(name: "kiosk", targets: ["KioskMain"]),
         .executable(name: "chaos-host", targets: ["ChaosHost"]),
+        .executable(name: "bench-host", targets: ["BenchHost"]),
     ],
     targets: [
         .target(name: "Locking", swiftSettings: strict),
@@ -54,6 +55,10 @@ let package = Package(
         .executableTarget(name: "KioskMain", dependencies: ["Kiosk", "Flags"], swiftSettings: strict),
         .executableTarget(
             name: "ChaosHost", dependencies: ["DemoHost", "RemoteModal", "WebSocket", "Logging"], swiftSettings: strict),
+        .executableTarget(
+            name: "BenchHost",
+            dependencies: ["RemoteModal", "ModalProtocol", "Reactive", "WebSocket", "Logging", "Locking"],
+            swiftSettings: strict),
         .executableTarget(name: "ModalBench", dependencies: ["Bench", "Flags"], swiftSettings: strict),
         .target(name: "CAllocationCounter"),
         .executableTarget(

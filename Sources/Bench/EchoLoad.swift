@@ -21,6 +21,8 @@ public struct EchoLoad: Sendable {
     public var payloadBytes = 64
     /// Subprotocol to offer.
     public var subprotocol: String? = nil
+    /// Closed loop for this long (after a one-second warm-up), instead of a message count.
+    public var seconds: Double?
 
     /// Creates a load description.
     /// - Parameter url: The server URL.
@@ -44,9 +46,12 @@ public struct EchoLoad: Sendable {
     /// - Throws: When connections cannot be opened.
     public func run(timeout: Double = 120) throws -> Result {
         let state = LoadState(payloadBytes: payloadBytes)
+        if let seconds {
+            state.setWindow(from: 1, seconds: seconds)
+        }
         let clientBox = Locked<WebSocketClient?>(nil)
         let closedLoop = rate == nil
-        let perConnection = messages
+        let perConnection = seconds == nil ? messages : Int.max
         let client = try WebSocketClient(
             logger: Logger(label: "bench", settings: LoggerSettings(level: .error)),
             onOpen: { id in state.opened(id) },
@@ -87,6 +92,13 @@ public struct EchoLoad: Sendable {
                 }
             }
         }
+        if let seconds {
+            Thread.sleep(forTimeInterval: 1 + seconds)
+            state.endWindow()
+            let samples = state.samples
+            return Result(
+                latency: LatencyStats(samples: samples), messagesPerSecond: Double(samples.count) / seconds, lost: 0)
+        }
         state.waitReceived(expected, seconds: timeout)
         let elapsed = (ContinuousClock.now - start)
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
@@ -104,6 +116,9 @@ final class LoadState: Sendable {
         var sentPerConnection: [ConnectionID: Int] = [:]
         var samples: [Double] = []
         var failures: [String] = []
+        /// Samples are kept only for replies received inside this window (ns since origin).
+        var window: Range<Int64>?
+        var stopped = false
     }
 
     private let state = Locked(State())
@@ -133,6 +148,17 @@ final class LoadState: Sendable {
 
     var openCount: Int { state.withLock { $0.open.count } }
 
+    /// Keeps samples only from `from` seconds after now, for `seconds`.
+    func setWindow(from: Double, seconds: Double) {
+        let elapsed = ContinuousClock.now - origin
+        let now = elapsed.components.seconds * 1_000_000_000 + elapsed.components.attoseconds / 1_000_000_000
+        let start = now + Int64(from * 1e9)
+        state.withLock { $0.window = start..<(start + Int64(seconds * 1e9)) }
+    }
+
+    /// Stops the closed loop: no connection sends again.
+    func endWindow() { state.withLock { $0.stopped = true } }
+
     func sent(_ id: ConnectionID) { state.withLock { $0.sentPerConnection[id, default: 0] += 1 } }
 
     /// Records a round trip; returns whether the connection should send another.
@@ -141,8 +167,8 @@ final class LoadState: Sendable {
         let now = elapsed.components.seconds * 1_000_000_000 + elapsed.components.attoseconds / 1_000_000_000
         let sentAt = Int64(text.prefix { $0 != "|" }) ?? now
         let due = state.withLock { state -> Bool in
-            state.samples.append(Double(now - sentAt) / 1_000)
-            guard let limit, state.sentPerConnection[id, default: 0] < limit else { return false }
+            if state.window?.contains(now) ?? true { state.samples.append(Double(now - sentAt) / 1_000) }
+            guard let limit, !state.stopped, state.sentPerConnection[id, default: 0] < limit else { return false }
             state.sentPerConnection[id, default: 0] += 1
             return true
         }

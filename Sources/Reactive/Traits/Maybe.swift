@@ -107,7 +107,7 @@ extension ObservableType {
     /// - Returns: The maybe.
     public func asMaybe() -> Maybe<Element> {
         let single = asObservable().materialize().toArray().asObservable().flatMap { events -> Observable<Element> in
-            let elements = events.compactMap(\.element)
+            let elements = events.compactMap { $0.element }
             if let error = events.last?.error { return .error(error) }
             if elements.count > 1 { return .error(RxError.moreThanOneElement) }
             return .from(elements)

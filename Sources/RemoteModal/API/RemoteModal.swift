@@ -19,7 +19,7 @@ public enum RemoteModal {
         textFields: [DialogTextField] = [], actions: [DialogAction<Element>], timeout: Duration? = nil
     ) -> Observable<Element> {
         let description = ModalDescription.alert(
-            title: title, message: message, textFields: textFields.map(\.spec), actions: actions.map(\.spec))
+            title: title, message: message, textFields: textFields.map { $0.spec }, actions: actions.map { $0.spec })
         return dialog(presenter, description, actions, timeout)
     }
 
@@ -38,7 +38,7 @@ public enum RemoteModal {
         message: String? = nil, actions: [DialogAction<Element>], timeout: Duration? = nil
     ) -> Observable<Element> {
         let description = ModalDescription.actionSheet(
-            title: title, message: message, source: source, actions: actions.map(\.spec))
+            title: title, message: message, source: source, actions: actions.map { $0.spec })
         return dialog(presenter, description, actions, timeout)
     }
 
@@ -52,7 +52,7 @@ public enum RemoteModal {
         return Observable.create { observer in
             let chosen = SerialDisposable()
             let presentation = presenter.core.present(
-                presenter, description, rules: actions.map(\.rule), timeout: timeout,
+                presenter, description, rules: actions.map { $0.rule }, timeout: timeout,
                 callbacks: PresentationCallbacks(
                     answered: { accepted in
                         guard case .action(let index, let texts) = accepted.answer, actions.indices.contains(index)

@@ -1,0 +1,38 @@
+// bench-host: the host that `modal-bench roundtrip|storm|idle|resume` measures (see
+// RoundTripFlow and docs/benchmarks.md). Not a demo: no web root, no controls.
+//   bench-host PORT
+// Limits differ from modal-host's defaults, as a benchmark needs: the per-session rate
+// limit is 1,000,000 messages a second (one session alone answers ~10,000 modals a second)
+// and up to 19,000 connections (this machine allows 20,000 descriptors a process).
+import Dispatch
+import Foundation
+import Logging
+import RemoteModal
+import WebSocket
+
+LoggerSettings.shared.level = .warning
+var server = WebSocketServerConfiguration()
+server.port = CommandLine.arguments.count > 1 ? Int(CommandLine.arguments[1]) ?? 0 : 0
+server.webRoot = nil
+server.maxConnections = 19_000
+var configuration = ModalHostConfiguration()
+configuration.messagesPerSecond = 1_000_000
+configuration.messageBurst = 1_000_000
+let host = ModalHost(configuration: configuration, transport: WebSocketTransport(configuration: server))
+let flow = RoundTripFlow()
+let running = flow.install(on: host)
+do {
+    try host.start()
+} catch {
+    FileHandle.standardError.write(Data("bench-host: \(error)\n".utf8))
+    exit(2)
+}
+signal(SIGTERM, SIG_IGN)
+let stop = DispatchSource.makeSignalSource(signal: SIGTERM, queue: .main)
+stop.setEventHandler {
+    running.dispose()
+    host.shutdown()
+    exit(0)
+}
+stop.resume()
+dispatchMain()
