@@ -1,5 +1,5 @@
 // chaos-host: a host running only the chaos test's flow (see ChaosRecorder). For tests.
-//   chaos-host PORT [--count-only]
+//   chaos-host PORT [--count-only] [--pickers N]   (every Nth question a photo picker)
 import DemoHost
 import Dispatch
 import Foundation
@@ -16,7 +16,11 @@ configuration.retentionSeconds = 120
 configuration.messagesPerSecond = 1_000
 configuration.messageBurst = 2_000
 let host = ModalHost(configuration: configuration, transport: WebSocketTransport(configuration: server))
-let recorder = ChaosRecorder(keepAnswers: !CommandLine.arguments.contains("--count-only"))
+let arguments = CommandLine.arguments
+let pickerEvery = arguments.firstIndex(of: "--pickers").flatMap {
+    $0 + 1 < arguments.count ? Int(arguments[$0 + 1]) : nil
+}
+let recorder = ChaosRecorder(keepAnswers: !arguments.contains("--count-only"), pickerEvery: pickerEvery)
 let flows = recorder.install(on: host)
 do {
     try host.start()

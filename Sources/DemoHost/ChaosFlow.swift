@@ -8,17 +8,23 @@ import WebSocket
 /// The host side of the chaos test: every session gets a `next` control; each tap
 /// presents question N, and every value its Single emits is recorded, so a test can
 /// check that each answer arrived exactly once and unchanged whatever the network did.
+/// With `pickerEvery` set, every such question is a photo picker instead of an alert, so
+/// uploads are cut by the faults too; its value is recorded as `P:size:sha256,...`.
 public final class ChaosRecorder: Sendable {
     private let answers = Locked<[String: [Int: [String]]]>([:])
     private let failures = Locked<[String]>([])
     private let counted = Locked(0)
     private let keepAnswers: Bool
+    private let pickerEvery: Int?
 
     /// Creates an empty recorder.
-    /// - Parameter keepAnswers: Whether to keep every value (the chaos test needs them; a
-    ///   soak keeps only a count, so its memory reflects the host, not the recorder).
-    public init(keepAnswers: Bool = true) {
+    /// - Parameters:
+    ///   - keepAnswers: Whether to keep every value (the chaos test needs them; a soak keeps
+    ///     only a count, so its memory reflects the host, not the recorder).
+    ///   - pickerEvery: Make question N a photo picker when N is a multiple of this.
+    public init(keepAnswers: Bool = true, pickerEvery: Int? = nil) {
         self.keepAnswers = keepAnswers
+        self.pickerEvery = pickerEvery.flatMap { $0 > 0 ? $0 : nil }
     }
 
     /// Starts the flow on every new session of a host and serves `/chaos/report`.
@@ -41,20 +47,26 @@ public final class ChaosRecorder: Sendable {
                     value += 1
                     return value
                 }
-                return RemoteModal.alert(
-                    String.self, presenter: .session(session), title: "Q\(number)", textFields: [.plain()],
-                    actions: [
-                        .default(title: "A", map: { "A:\($0[0])" }), .default(title: "B", map: { "B:\($0[0])" }),
-                    ]
-                )
-                .map { value in self.record(name, number, value) }
-                .catch { error in
-                    self.failures.withLock { $0.append("\(name) Q\(number): \(error)") }
-                    return .empty()
-                }
+                return question(number, on: session)
+                    .map { value in self.record(name, number, value) }
+                    .catch { error in
+                        self.failures.withLock { $0.append("\(name) Q\(number): \(error)") }
+                        return .empty()
+                    }
             }
             .subscribe()
             .disposed(by: session.disposeBag)
+    }
+
+    private func question(_ number: Int, on session: Session) -> Observable<String> {
+        if let pickerEvery, number % pickerEvery == 0 {
+            return RemoteModal.photoPicker(presenter: .session(session))
+                .map { files in "P:" + files.map { "\($0.size):\($0.sha256)" }.joined(separator: ",") }
+                .asObservable()
+        }
+        return RemoteModal.alert(
+            String.self, presenter: .session(session), title: "Q\(number)", textFields: [.plain()],
+            actions: [.default(title: "A", map: { "A:\($0[0])" }), .default(title: "B", map: { "B:\($0[0])" })])
     }
 
     private func record(_ name: String, _ number: Int, _ value: String) {

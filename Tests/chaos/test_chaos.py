@@ -1,11 +1,17 @@
 """Chaos: many sessions answer thousands of modals through a fault-injecting TCP proxy that
-drops connections at random, mid-message, and right after a `result` (before its
-`dismiss`). Clients resume and re-send unconfirmed answers. At the end every question the
-host asked got exactly one value, equal to what its client answered, and nothing is pending.
+drops connections at random, mid-message (uploads included), and right after a `result`
+(before its `dismiss`). Every fifth question is a photo picker whose file (20-90 KB, one to
+three 32 KiB chunks) is uploaded before the result, so drops land inside uploads too.
+Clients resume, restart unfinished uploads at offset 0 and re-send unconfirmed answers. At
+the end every question the host asked got exactly one value, equal to what its client
+answered (for a picker: the size and SHA-256 of the bytes the client sent), nothing is
+pending, and the host sent no `error` at all.
 
 Scale: CHAOS_SESSIONS (default 200) x CHAOS_MODALS (default 50) = 10,000 modals.
 """
 import asyncio
+import base64
+import hashlib
 import json
 import os
 import random
@@ -23,10 +29,35 @@ from hosts import ROOT, free_port  # noqa: E402
 
 SESSIONS = int(os.environ.get("CHAOS_SESSIONS", "200"))
 MODALS = int(os.environ.get("CHAOS_MODALS", "50"))
+PICKER_EVERY = 5
+CHUNK = 32 * 1024
 
 
-def unmasked_text(data):
-    """The payload of the first (masked, client-to-host) frame in a chunk, best effort."""
+def picked_file(name, number):
+    """The bytes a client picks for question `number`, and the messages that upload them."""
+    size = 20_000 + (number * 7919) % 70_000
+    data = random.Random(f"{name}-{number}").randbytes(size)
+    digest = hashlib.sha256(data).hexdigest()
+    return data, digest
+
+
+def picker_answer(modal_id, name, number):
+    data, digest = picked_file(name, number)
+    file_name = f"{name}-{number}.bin"
+    messages = []
+    for offset in range(0, len(data), CHUNK):
+        chunk = data[offset:offset + CHUNK]
+        messages.append({"type": "upload", "id": modal_id, "file": 0, "name": file_name,
+                         "mimeType": "image/png", "size": len(data), "offset": offset,
+                         "data": base64.b64encode(chunk).decode(), "last": offset + len(chunk) == len(data)})
+    messages.append({"type": "result", "id": modal_id, "value": {"items": [
+        {"name": file_name, "mimeType": "image/png", "size": len(data), "sha256": digest}]}})
+    return messages, f"P:{len(data)}:{digest}"
+
+
+def unmasked_text(data, limit=64):
+    """The start (`limit` bytes) of the first masked, client-to-host frame in a chunk, best
+    effort: enough to see its `type`, which the client writes first."""
     if len(data) < 6 or not data[1] & 0x80:
         return b""
     length, offset = data[1] & 0x7F, 2
@@ -35,7 +66,7 @@ def unmasked_text(data):
     elif length == 127:
         length, offset = int.from_bytes(data[2:10], "big"), 10
     mask = data[offset:offset + 4]
-    payload = data[offset + 4:offset + 4 + length]
+    payload = data[offset + 4:offset + 4 + min(length, limit)]
     return bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
 
 
@@ -46,7 +77,7 @@ class FaultProxy:
         self.upstream_port = upstream_port
         self.random = random.Random(seed)
         self.live = set()
-        self.counts = {"random": 0, "mid-message": 0, "after-result": 0, "connections": 0}
+        self.counts = {"random": 0, "mid-message": 0, "after-result": 0, "mid-upload": 0, "connections": 0}
 
     async def start(self):
         self.server = await asyncio.start_server(self.accept, "127.0.0.1", 0)
@@ -83,10 +114,11 @@ class FaultProxy:
             if not data:
                 break
             upgraded = b"HTTP/1.1" not in data and b"GET /" not in data
-            if upgraded and self.random.random() < 0.01:
+            uploading = upstream and upgraded and b'"upload"' in unmasked_text(data)
+            if upgraded and self.random.random() < (0.05 if uploading else 0.01):
                 writer.write(data[: max(1, len(data) // 2)])
                 await writer.drain()
-                self.counts["mid-message"] += 1
+                self.counts["mid-upload" if uploading else "mid-message"] += 1
                 self.abort(pair)
                 return
             writer.write(data)
@@ -111,7 +143,9 @@ class ChaosClient:
         self.url = url
         self.session = None
         self.expected = {}        # question number -> value answered
-        self.unconfirmed = {}     # modal id -> result message
+        self.unconfirmed = {}     # modal id -> messages that answer it (uploads, then the result)
+        self.numbers = {}         # modal id -> question number (questions come one at a time)
+        self.errors = []          # every `error` the host sent
         self.done = 0
         self.lost_sessions = 0
         self.reconnects = 0
@@ -129,7 +163,7 @@ class ChaosClient:
     async def connection(self):
         async with websockets.connect(self.url, open_timeout=5, close_timeout=1) as ws:
             hello = {"type": "hello", "protocol": 1, "client": {"kind": "chaos", "name": self.name},
-                     "capabilities": ["alert"]}
+                     "capabilities": ["alert", "photoPicker"]}
             if self.session:
                 hello["resume"] = {"session": self.session}
             await ws.send(json.dumps(hello))
@@ -138,8 +172,9 @@ class ChaosClient:
             if self.session and not welcome["resumed"]:
                 self.lost_sessions += 1
             self.session = welcome["session"]
-            for answer in self.unconfirmed.values():
-                await ws.send(json.dumps(answer))
+            for answer in list(self.unconfirmed.values()):
+                for part in answer:
+                    await ws.send(json.dumps(part))
             waiting_since = time.monotonic()
             presented = False
             while self.done < MODALS:
@@ -154,16 +189,25 @@ class ChaosClient:
                 kind = message["type"]
                 if kind == "present":
                     presented = True
-                    number = int(message["modal"]["title"][1:])
-                    if message["id"] in self.unconfirmed:
-                        await ws.send(json.dumps(self.unconfirmed[message["id"]]))
+                    modal_id = message["id"]
+                    if modal_id in self.unconfirmed:
+                        # Re-presented after a resume: upload again from offset 0, answer again.
+                        for part in self.unconfirmed[modal_id]:
+                            await ws.send(json.dumps(part))
                         continue
-                    action = number % 2
-                    text = f"{self.name}-{number}"
-                    self.expected[number] = f"{'AB'[action]}:{text}"
-                    answer = {"type": "result", "id": message["id"], "value": {"action": action, "textFields": [text]}}
-                    self.unconfirmed[message["id"]] = answer
-                    await ws.send(json.dumps(answer))
+                    number = self.numbers.setdefault(modal_id, len(self.numbers) + 1)
+                    if message["modal"]["kind"] == "photoPicker":
+                        assert number % PICKER_EVERY == 0, (self.name, number, message)
+                        answer, self.expected[number] = picker_answer(modal_id, self.name, number)
+                    else:
+                        assert message["modal"]["title"] == f"Q{number}", (self.name, number, message)
+                        action = number % 2
+                        text = f"{self.name}-{number}"
+                        self.expected[number] = f"{'AB'[action]}:{text}"
+                        answer = [{"type": "result", "id": modal_id, "value": {"action": action, "textFields": [text]}}]
+                    self.unconfirmed[modal_id] = answer
+                    for part in answer:
+                        await ws.send(json.dumps(part))
                 elif kind == "dismiss":
                     presented = False
                     if self.unconfirmed.pop(message["id"], None) is not None:
@@ -171,6 +215,8 @@ class ChaosClient:
                     if self.done < MODALS:
                         await ws.send(json.dumps({"type": "event", "control": "next"}))
                         waiting_since = time.monotonic()
+                elif kind == "error":
+                    self.errors.append(message)
                 elif kind == "controls" and not presented and not self.unconfirmed:
                     await ws.send(json.dumps({"type": "event", "control": "next"}))
                     waiting_since = time.monotonic()
@@ -182,7 +228,7 @@ def metric(text, name):
 
 def test_every_answer_arrives_exactly_once_through_faults():
     port = free_port()
-    host = subprocess.Popen([os.path.join(ROOT, ".build", "debug", "chaos-host"), str(port)],
+    host = subprocess.Popen([os.path.join(ROOT, ".build", "debug", "chaos-host"), str(port), "--pickers", str(PICKER_EVERY)],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         for _ in range(100):
@@ -214,7 +260,11 @@ def test_every_answer_arrives_exactly_once_through_faults():
     print(f"\nchaos: {SESSIONS} sessions, {answered} modals answered, {delivered} values delivered in {seconds:.1f} s;"
           f" faults {faults}; reconnects {sum(c.reconnects for c in clients)};"
           f" sessions lost {sum(c.lost_sessions for c in clients)}")
+    pickers = sum(1 for client in clients for value in client.expected.values() if value.startswith("P:"))
+    print(f"chaos: {pickers} of them photo pickers with uploads; upload chunks cut by the proxy "
+          f"{faults['mid-upload']}")
     assert report["failures"] == []
+    assert [error for client in clients for error in client.errors] == []
     assert answered == SESSIONS * MODALS
     for client in clients:
         host_side = report["answers"].get(client.name, {})
@@ -227,3 +277,4 @@ def test_every_answer_arrives_exactly_once_through_faults():
     assert presented == resolved == answered, (presented, resolved, answered)
     assert sum(client.lost_sessions for client in clients) == 0
     assert faults["random"] > 0 and faults["after-result"] > 0 and faults["mid-message"] > 0
+    assert pickers == SESSIONS * (MODALS // PICKER_EVERY) and faults["mid-upload"] > 0
