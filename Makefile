@@ -62,6 +62,10 @@ test-tsan: bootstrap
 ## Leak detection is off: see docs/security.md ("Sanitizers") for the reference cycles it reports.
 test-asan: bootstrap
 	ASAN_OPTIONS=detect_leaks=0 $(SWIFT) test --sanitize=address $(SWIFT_FLAGS) --scratch-path .build/asan
+	$(SWIFT) build --sanitize=address $(SWIFT_FLAGS) --scratch-path .build/asan --product chaos-host
+	ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions=$(CURDIR)/Tests/lsan.supp CHAOS_CHECK_LEAKS=1 \
+	    CHAOS_HOST_BIN=$(CURDIR)/.build/asan/debug/chaos-host CHAOS_HOST_STDERR=$(CURDIR)/artifacts/chaos-asan.log \
+	    CHAOS_SESSIONS=50 CHAOS_MODALS=20 .venv/bin/python -m pytest -q -s Tests/chaos
 
 ## Fuzz the protocol decoder and the upload reassembly (SECONDS each, default 60).
 fuzz:

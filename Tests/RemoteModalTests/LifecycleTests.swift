@@ -43,6 +43,30 @@ struct LifecycleTests {
         #expect(!second.finished)
     }
 
+    @Test func theLast64EndedModalsHaveTheirDismissRepeatedWithTheirReason() {
+        let harness = HostHarness { $0.messagesPerSecond = 10_000 }
+        let client = harness.connect()
+        let session = harness.session(of: client)
+        for number in 1...70 {
+            let subscription = ask(session, "q\(number)").subscribe()
+            harness.settle()
+            if number == 69 {
+                subscription.dispose()
+            } else {
+                client.send(alertResult("m\(number)", action: 0))
+            }
+            harness.settle()
+        }
+        let before = client.dismissals.count
+        // m7...m70 are the last 64 to end; m6 is forgotten: no dismiss, and still no error.
+        for id in ["m70", "m69", "m7", "m6"] { client.send(alertResult(id, action: 1)) }
+        harness.settle()
+        let repeated = client.dismissals.dropFirst(before)
+        #expect(repeated.map(\.id) == ["m70", "m69", "m7"])
+        #expect(repeated.map(\.reason) == [.resolved, .disposed, .resolved])
+        #expect(client.errors.isEmpty)
+    }
+
     @Test func unknownResumeGetsANewSession() {
         let harness = HostHarness()
         let client = harness.connect(resume: "made-up")

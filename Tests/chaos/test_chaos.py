@@ -8,6 +8,9 @@ answered (for a picker: the size and SHA-256 of the bytes the client sent), noth
 pending, and the host sent no `error` at all.
 
 Scale: CHAOS_SESSIONS (default 200) x CHAOS_MODALS (default 50) = 10,000 modals.
+CHAOS_HOST_BIN runs another chaos-host build (a sanitizer build, say); CHAOS_HOST_STDERR
+keeps its standard error in a file, and with CHAOS_CHECK_LEAKS=1 the test fails when
+LeakSanitizer reported anything there when the host exited (`make test-asan` does this).
 """
 import asyncio
 import base64
@@ -228,15 +231,20 @@ def metric(text, name):
 
 def test_every_answer_arrives_exactly_once_through_faults():
     port = free_port()
-    host = subprocess.Popen([os.path.join(ROOT, ".build", "debug", "chaos-host"), str(port), "--pickers", str(PICKER_EVERY)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    binary = os.environ.get("CHAOS_HOST_BIN", os.path.join(ROOT, ".build", "debug", "chaos-host"))
+    host = subprocess.Popen([binary, str(port), "--pickers", str(PICKER_EVERY)], stdout=subprocess.DEVNULL,
+                            stderr=open(os.environ["CHAOS_HOST_STDERR"], "w") if "CHAOS_HOST_STDERR" in os.environ
+                            else subprocess.DEVNULL)
     try:
         for _ in range(100):
             try:
                 urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=1)
                 break
             except OSError:
+                assert host.poll() is None, "chaos-host exited at start"
                 time.sleep(0.1)
+        else:
+            raise AssertionError("chaos-host did not come up")
 
         async def scenario():
             proxy = FaultProxy(port)
@@ -253,7 +261,11 @@ def test_every_answer_arrives_exactly_once_through_faults():
         metrics = urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics").read().decode()
     finally:
         host.terminate()
-        host.wait(timeout=10)
+        host.wait(timeout=30)
+    if os.environ.get("CHAOS_CHECK_LEAKS") == "1":
+        with open(os.environ["CHAOS_HOST_STDERR"]) as errors:
+            report_text = errors.read()
+        assert "ERROR: LeakSanitizer" not in report_text and "ERROR: AddressSanitizer" not in report_text, report_text
 
     answered = sum(len(client.expected) for client in clients)
     delivered = sum(len(values) for questions in report["answers"].values() for values in questions.values())

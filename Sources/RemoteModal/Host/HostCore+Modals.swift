@@ -149,7 +149,7 @@ extension HostCore {
         guard let presentation = session.pending[id] else {
             // Already over: no error (a client re-sends after a resume), but repeat the
             // dismiss, which that client may have missed while disconnected.
-            if let reason = session.endedReasons[id] {
+            if let reason = session.endedReason(id) {
                 broadcast(session) { .dismiss(seq: $0, id: id, reason: reason) }
             }
             return nil

@@ -46,8 +46,7 @@ final class SessionState: @unchecked Sendable {
     var controls: [ControlItem] = []
     /// How recent modals ended, so a duplicate answer can be re-confirmed (the last 64:
     /// a client only re-sends answers it had in flight when its connection dropped).
-    var endedReasons: [String: DismissReason] = [:]
-    var endedOrder: [String] = []
+    var ended = EndedModals()
     var retentionTimer: (any Disposable)?
     var alive = true
     let handle: Session
@@ -88,13 +87,43 @@ final class SessionState: @unchecked Sendable {
         pendingOrder.removeAll { $0 == modalID }
     }
 
-    /// Remembers how a modal ended (the last 64 of them, about 5 KiB a session).
+    /// Remembers how a modal ended (the last 64 of them).
     func recordEnded(_ modalID: String, _ reason: DismissReason) {
-        endedReasons[modalID] = reason
-        endedOrder.append(modalID)
-        if endedOrder.count > 64 {
-            endedReasons[endedOrder.removeFirst()] = nil
+        guard let number = Int(modalID.dropFirst()) else { return }
+        ended.record(number, reason)
+    }
+
+    /// How a recently ended modal ended, or `nil` when it is not among the last 64.
+    func endedReason(_ modalID: String) -> DismissReason? {
+        guard modalID.hasPrefix("m"), let number = Int(modalID.dropFirst()) else { return nil }
+        return ended.reason(of: number)
+    }
+}
+
+/// The last `capacity` ended modals of a session, as (number, reason) packed in a ring of
+/// fixed size allocated with the session: its memory does not change as modals come and go
+/// (a growing dictionary showed up as slow RSS growth in the soak).
+struct EndedModals {
+    /// How many are remembered.
+    static let capacity = 64
+    private var slots = [UInt64](repeating: 0, count: capacity)
+    private var next = 0
+    private static let reasons = DismissReason.allCases
+
+    /// Records that modal `number` (1 or more) ended for `reason`.
+    mutating func record(_ number: Int, _ reason: DismissReason) {
+        let index = Self.reasons.firstIndex(of: reason) ?? 0
+        slots[next] = UInt64(number) << 8 | UInt64(index)
+        next = (next + 1) % Self.capacity
+    }
+
+    /// The reason modal `number` ended, if it is among the remembered ones.
+    func reason(of number: Int) -> DismissReason? {
+        guard number > 0 else { return nil }
+        for slot in slots where slot >> 8 == UInt64(number) {
+            return Self.reasons[Int(slot & 0xFF)]
         }
+        return nil
     }
 }
 
