@@ -56,9 +56,7 @@ let package = Package(
         .executableTarget(
             name: "ChaosHost", dependencies: ["DemoHost", "RemoteModal", "WebSocket", "Logging"], swiftSettings: strict),
         .executableTarget(
-            name: "BenchHost",
-            dependencies: ["RemoteModal", "ModalProtocol", "Reactive", "WebSocket", "Logging", "Locking"],
-            swiftSettings: strict),
+            name: "BenchHost", dependencies: ["DemoHost", "RemoteModal", "WebSocket", "Logging"], swiftSettings: strict),
         .executableTarget(name: "ModalBench", dependencies: ["Bench", "Flags"], swiftSettings: strict),
         .target(name: "CAllocationCounter"),
         .executableTarget(

@@ -4,6 +4,7 @@
 // Limits differ from modal-host's defaults, as a benchmark needs: the per-session rate
 // limit is 1,000,000 messages a second (one session alone answers ~10,000 modals a second)
 // and up to 19,000 connections (this machine allows 20,000 descriptors a process).
+import DemoHost
 import Dispatch
 import Foundation
 import Logging

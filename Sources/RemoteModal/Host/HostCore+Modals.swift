@@ -80,7 +80,8 @@ extension HostCore {
         }
         metrics.update { $0.presented += 1 }
         if let timeout {
-            presentation.timeout = clock.schedule(after: timeout) { [self] in
+            presentation.timeout = clock.schedule(after: timeout) { [weak self] in
+                guard let self else { return }
                 perform {
                     guard !presentation.finished else { return }
                     self.finish(presentation, answeredBy: nil, reason: .timeout)

@@ -6,7 +6,8 @@ extension HostCore {
     /// Keeps a session without connections for the retention period, then expires it.
     func startRetention(_ session: SessionState) {
         session.retentionTimer?.dispose()
-        session.retentionTimer = clock.schedule(after: .seconds(configuration.retentionSeconds)) { [self] in
+        session.retentionTimer = clock.schedule(after: .seconds(configuration.retentionSeconds)) { [weak self] in
+            guard let self else { return }
             queue.async {
                 guard session.alive, session.connections.isEmpty else { return }
                 self.expire(session)

@@ -109,7 +109,10 @@ final class HostCore: @unchecked Sendable {
         let connection = ConnectionState(
             id: id, info: info,
             bucket: TokenBucket(rate: configuration.messagesPerSecond, burst: configuration.messageBurst))
-        connection.helloTimer = clock.schedule(after: .seconds(configuration.helloTimeoutSeconds)) { [self] in
+        // Timers hold the core weakly: a scheduler keeps a cancelled timer's closure until its
+        // deadline, and must not keep a released host alive until then.
+        connection.helloTimer = clock.schedule(after: .seconds(configuration.helloTimeoutSeconds)) { [weak self] in
+            guard let self else { return }
             queue.async {
                 guard let connection = self.connections[id], case .awaitingHello = connection.phase else { return }
                 self.logger.info("connection \(id) from \(info.peerAddress): no hello in time, closing")

@@ -9,7 +9,7 @@ import WebSocket
 /// kind `bench` gets an endless loop of one-button alerts. Each alert is subscribed, the
 /// client answers as soon as `present` arrives, and the time from subscribe to the
 /// Single's value is recorded here (the host-side round trip).
-final class RoundTripFlow: Sendable {
+public final class RoundTripFlow: Sendable {
     private struct Samples {
         var microseconds: [Double] = []
         var total = 0
@@ -19,10 +19,14 @@ final class RoundTripFlow: Sendable {
     /// Most samples kept between two reports (a long run keeps the newest ones' count only).
     private let sampleLimit = 5_000_000
 
-    /// Starts the loop on every new `bench` session of `host`; serves `/bench/report`.
+    /// Creates a flow with no samples yet.
+    public init() {}
+
+    /// Starts the loop on every new `bench` session of `host`; serves `/bench/report`
+    /// (`?reset=1` also starts a new measurement window).
     /// - Parameter host: The host.
     /// - Returns: A disposable that stops it.
-    func install(on host: ModalHost) -> any Disposable {
+    public func install(on host: ModalHost) -> any Disposable {
         host.addRoute(prefix: "/bench/report") { [self] request in
             HTTPResponse(
                 status: 200, contentType: "application/json",
