@@ -22,6 +22,7 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.request
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PAYLOAD = 160  # bytes: about the size of the bench alert's `present`
@@ -44,6 +45,26 @@ def wait_port(port, seconds=20):
         except OSError:
             time.sleep(0.05)
     raise RuntimeError(f"nothing listens on {port}")
+
+
+def cpu_seconds(pid):
+    """User plus system CPU time of a process so far."""
+    with open(f"/proc/{pid}/stat") as stat:
+        fields = stat.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def estimated_cpu(cpu, per_second, args):
+    """CPU µs per echoed message of a floor, whose count is estimated as its measured rate
+    times the cell's length (1 s of warm-up plus the measured seconds)."""
+    messages = per_second * (1 + args.seconds)
+    return cpu * 1e6 / messages if messages else 0
+
+
+def host_total(port):
+    """Round trips a bench server has completed since it started (its /bench/report)."""
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/bench/report", timeout=10) as reply:
+        return json.loads(reply.read())["total"]
 
 
 def rss_kib(pid):
@@ -97,32 +118,41 @@ def bench(args, *arguments):
 
 
 def round_trips(args, servers, rows):
-    ports = {"bridge": servers.bridge()[0], "python": servers.python()[0], "lws-echo": servers.lws()[0],
-             "transport-echo": servers.transport()[0], "tcp": servers.tcp()[0]}
+    started = {"bridge": servers.bridge(), "python": servers.python(), "lws-echo": servers.lws(),
+               "transport-echo": servers.transport(), "tcp": servers.tcp()}
+    ports = {name: port for name, (port, _) in started.items()}
     seconds = str(args.seconds)
     for sessions in args.sessions:
         for name in ["bridge", "python"]:
             url = f"ws://127.0.0.1:{ports[name]}/ws"
+            pid = started[name][1].pid
+            cpu, total = cpu_seconds(pid), host_total(ports[name])
             fields = bench(args, "roundtrip", "--url", url, "--sessions", str(sessions), "--seconds", seconds,
                            "--warmup", "1", "--host-report", "--label", name)
+            cpu, total = cpu_seconds(pid) - cpu, host_total(ports[name]) - total
             host = json.loads(fields[5])
             rows.append({"impl": name, "sessions": sessions, "per_second": float(fields[1]),
                          "p50": float(fields[2]), "p99": float(fields[3]), "p999": float(fields[4]),
-                         "host_p50": host.get("p50", 0), "host_p99": host.get("p99", 0)})
+                         "host_p50": host.get("p50", 0), "host_p99": host.get("p99", 0),
+                         "cpu_us": cpu * 1e6 / total if total else 0})
             print(f"bench: {rows[-1]}", file=sys.stderr)
         for name in ["lws-echo", "transport-echo"]:
             url = f"ws://127.0.0.1:{ports[name]}/ws"
+            cpu = cpu_seconds(started[name][1].pid)
             fields = bench(args, "echo", "--url", url, "--connections", str(sessions), "--window", "1",
                            "--seconds", seconds, "--payload", str(PAYLOAD), "--label", name,
                            *(["--subprotocol", "remote-modal.v1"] if name == "transport-echo" else []))
             rows.append({"impl": name, "sessions": sessions, "per_second": float(fields[1]),
-                         "p50": float(fields[2]), "p99": float(fields[3]), "p999": float(fields[4])})
+                         "p50": float(fields[2]), "p99": float(fields[3]), "p999": float(fields[4]),
+                         "cpu_us": estimated_cpu(cpu_seconds(started[name][1].pid) - cpu, float(fields[1]), args)})
             print(f"bench: {rows[-1]}", file=sys.stderr)
+        cpu = cpu_seconds(started["tcp"][1].pid)
         output = subprocess.run([f"{args.c_bin}/tcp-pingpong", "client", str(ports["tcp"]), str(sessions),
                                  seconds, str(PAYLOAD), "tcp"], check=True, capture_output=True, text=True,
                                 timeout=600).stdout.strip().split("\t")
         rows.append({"impl": "tcp", "sessions": sessions, "per_second": float(output[1]),
-                     "p50": float(output[2]), "p99": float(output[3]), "p999": float(output[4])})
+                     "p50": float(output[2]), "p99": float(output[3]), "p999": float(output[4]),
+                     "cpu_us": estimated_cpu(cpu_seconds(started["tcp"][1].pid) - cpu, float(output[1]), args)})
         print(f"bench: {rows[-1]}", file=sys.stderr)
     servers.stop()
 
@@ -183,9 +213,13 @@ def markdown(args, rows, storm, idle_rows, resumed, command):
              "is from sending `result` to receiving the next `present`; *host* latency is from subscribing the "
              "alert to the Single's value. The echo and TCP floors bounce a "
              f"{PAYLOAD}-byte message (about a `present`) with one message in flight per connection.", "",
+             "*Server CPU* is the server process's user and system time over the whole cell (sessions "
+             "connecting, warm-up, measurement) divided by the round trips it completed: what one modal costs it "
+             "(three frames: `result` in, `dismiss` and `present` out). For the floors (≈) it is per echoed "
+             "message (one frame in, one out), their count estimated as rate x (warm-up + measured seconds).", "",
              "| sessions | implementation | round trips/s | client p50 µs | client p99 µs | client p99.9 µs "
-             "| host p50 µs | host p99 µs |",
-             "| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
+             "| host p50 µs | host p99 µs | server CPU µs per round trip |",
+             "| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
     names = {"bridge": "bridge (bench-host)", "python": "Python websockets modal server",
              "lws-echo": "floor: raw libwebsockets echo", "transport-echo": "project transport echo",
              "tcp": "floor: loopback TCP ping-pong"}
@@ -194,20 +228,22 @@ def markdown(args, rows, storm, idle_rows, resumed, command):
             row = by.get((impl, sessions))
             if not row:
                 continue
-            host = (f"{fmt(row['host_p50'], 1)} | {fmt(row['host_p99'], 1)}" if "host_p50" in row else "| ")
-            host = host if "host_p50" in row else " | "
+            host = (f"{fmt(row['host_p50'], 1)} | {fmt(row['host_p99'], 1)} | {fmt(row['cpu_us'], 1)}"
+                    if "host_p50" in row else f" | | ≈{fmt(row['cpu_us'], 1)}")
             lines.append(f"| {sessions} | {names[impl]} | {fmt(row['per_second'])} | {fmt(row['p50'], 1)} | "
                          f"{fmt(row['p99'], 1)} | {fmt(row['p999'], 1)} | {host} |")
     lines += ["", "Ratios at each load (bridge first; throughput: higher is better for the bridge when above 1; "
               "latency: the bridge's p50 divided by the other's, lower is better):", "",
               "| sessions | p50 / raw lws echo p50 | p50 / TCP p50 | throughput / Python | "
-              "throughput / raw lws echo | p50 / Python p50 |", "| ---: | ---: | ---: | ---: | ---: | ---: |"]
+              "throughput / raw lws echo | p50 / Python p50 | server CPU per round trip / Python |",
+              "| ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
     for sessions in args.sessions:
         bridge = by[("bridge", sessions)]
         lws, tcp, python = by[("lws-echo", sessions)], by[("tcp", sessions)], by[("python", sessions)]
         lines.append(f"| {sessions} | {ratio(bridge['p50'], lws['p50'])} | {ratio(bridge['p50'], tcp['p50'])} | "
                      f"{ratio(bridge['per_second'], python['per_second'])} | "
-                     f"{ratio(bridge['per_second'], lws['per_second'])} | {ratio(bridge['p50'], python['p50'])} |")
+                     f"{ratio(bridge['per_second'], lws['per_second'])} | {ratio(bridge['p50'], python['p50'])} | "
+                     f"{ratio(bridge['cpu_us'], python['cpu_us'])} |")
     lines += ["", "![latency percentiles against load](bench-modal.png)", "",
               f"Connection storm: {args.storm:,} clients connect at once, send `hello` and wait for `welcome` "
               "(measured per client from `connect`):", "",
@@ -308,7 +344,7 @@ def main():
     finally:
         servers.stop()
     with open(f"{args.docs}/bench-modal.csv", "w", newline="") as handle:
-        fields = ["impl", "sessions", "per_second", "p50", "p99", "p999", "host_p50", "host_p99"]
+        fields = ["impl", "sessions", "per_second", "p50", "p99", "p999", "host_p50", "host_p99", "cpu_us"]
         writer = csv.DictWriter(handle, fieldnames=fields)
         writer.writeheader()
         writer.writerows(rows)
