@@ -269,12 +269,12 @@ def markdown(args, rows, storm, idle_rows, resumed, command):
 def goals(args, rows, idle_rows):
     by = {(row["impl"], row["sessions"]): row for row in rows}
     out = ["Goals (this 2-core machine, client and host sharing it):", ""]
-    one = by[("bridge", 1)]
-    lws = by[("lws-echo", 1)]
-    factor = one["p50"] / lws["p50"]
-    out.append(f"- Round trip p50 within 2x of the raw libwebsockets echo (1 session): "
-               f"{'**met**' if factor <= 2 else '**not met**'} ({factor:.2f}x: {one['p50']:.0f} µs against "
-               f"{lws['p50']:.0f} µs).")
+    if ("bridge", 1) in by:
+        one, lws = by[("bridge", 1)], by[("lws-echo", 1)]
+        factor = one["p50"] / lws["p50"]
+        out.append(f"- Round trip p50 within 2x of the raw libwebsockets echo (1 session): "
+                   f"{'**met**' if factor <= 2 else '**not met**'} ({factor:.2f}x: {one['p50']:.0f} µs against "
+                   f"{lws['p50']:.0f} µs).")
     if (("bridge", 100) in by):
         rate = by[("bridge", 100)]["per_second"]
         out.append(f"- At least 20,000 modal round trips a second with 100 sessions: "
