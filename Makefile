@@ -20,6 +20,7 @@ build: bootstrap
 
 test-swift: build
 	$(SWIFT) test $(SWIFT_FLAGS)
+	MEMORY_TESTS=1 $(SWIFT) test $(SWIFT_FLAGS) --filter MemoryTests
 
 ## Outside clients (Python websockets) against a real modal-host process.
 test-python: build

@@ -59,6 +59,7 @@ let package = Package(
             name: "BenchHost", dependencies: ["DemoHost", "RemoteModal", "WebSocket", "Logging"], swiftSettings: strict),
         .executableTarget(name: "ModalBench", dependencies: ["Bench", "Flags"], swiftSettings: strict),
         .target(name: "CAllocationCounter"),
+        .target(name: "CMallocStats"),
         .executableTarget(
             name: "ReactiveBench", dependencies: ["Reactive", "CAllocationCounter"], swiftSettings: strict),
         .testTarget(
@@ -70,7 +71,9 @@ let package = Package(
         .testTarget(
             name: "RemoteModalTests",
             dependencies: [
-                "RemoteModal", "RemoteModalTestSupport", "ReactiveTestSupport", "ModalProtocol", "Reactive",
+                "RemoteModal", "RemoteModalTestSupport", "ReactiveTestSupport", "ModalProtocol", "Reactive", "Locking",
+                "Logging",
+                "CMallocStats",
             ],
             swiftSettings: strict),
         .testTarget(

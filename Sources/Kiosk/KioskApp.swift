@@ -60,7 +60,7 @@ public final class KioskApp: @unchecked Sendable {
             }
             Glibc.signal(SIGWINCH) { _ in kioskResized() }
             let app = self
-            resizeHandler.withLock { $0 = { app.queue.async { app.render() } } }
+            resizeHandler.withLock { $0 = Boxed({ app.queue.async { app.render() } }) }
             queue.async { self.render() }
             Thread.detachNewThread { [self] in
                 terminal.readKeys { key in queue.async { self.press(key) } }
@@ -234,8 +234,8 @@ public final class KioskApp: @unchecked Sendable {
 }
 
 /// Redraws on SIGWINCH (set by the interactive app).
-private let resizeHandler = Locked<(@Sendable () -> Void)?>(nil)
+private let resizeHandler = Locked<Boxed<@Sendable () -> Void>?>(nil)
 
 private func kioskResized() {
-    resizeHandler.withLock { $0 }?()
+    resizeHandler.withLock { $0 }?.value()
 }

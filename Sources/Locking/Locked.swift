@@ -56,3 +56,22 @@ public final class Locked<Value>: @unchecked Sendable {
     @usableFromInline
     func unlock() { pthread_mutex_unlock(mutex) }
 }
+
+/// A value behind a class reference, for keeping closures in a `Locked`.
+///
+/// NB: a `Locked` whose value is a function type, or a tuple or optional holding one, must
+/// reabstract the function on every `withLock` (the generic storage and the caller's
+/// concrete type represent functions differently), and the debug and some release builds
+/// wrap it in one more thunk each time without freeing the last: memory grew with every
+/// access and calls went through ever longer chains of thunks. A class reference needs no
+/// reabstraction, so store `Boxed` closures instead.
+public final class Boxed<Value: Sendable>: Sendable {
+    /// The value.
+    public let value: Value
+
+    /// Boxes a value.
+    /// - Parameter value: The value.
+    public init(_ value: Value) {
+        self.value = value
+    }
+}

@@ -95,7 +95,7 @@ public struct Logger: Sendable {
 
 /// The level and destination shared by a set of loggers.
 public final class LoggerSettings: Sendable {
-    private let state: Locked<(level: LogLevel, sink: Logger.Sink)>
+    private let state: Locked<(level: LogLevel, sink: Boxed<Logger.Sink>)>
 
     /// The process-wide settings: level `info`, lines to standard error.
     public static let shared = LoggerSettings(level: .info)
@@ -105,7 +105,7 @@ public final class LoggerSettings: Sendable {
     ///   - level: The lowest level written.
     ///   - sink: Where lines go (standard error by default).
     public init(level: LogLevel, sink: @escaping Logger.Sink = LoggerSettings.standardError) {
-        state = Locked((level, sink))
+        state = Locked((level, Boxed(sink)))
     }
 
     /// The lowest level written.
@@ -116,11 +116,11 @@ public final class LoggerSettings: Sendable {
 
     /// Replaces where lines go.
     /// - Parameter sink: The new destination.
-    public func setSink(_ sink: @escaping Logger.Sink) { state.withLock { $0.sink = sink } }
+    public func setSink(_ sink: @escaping Logger.Sink) { state.withLock { $0.sink = Boxed(sink) } }
 
     func write(_ line: String) {
         let sink = state.withLock { $0.sink }
-        sink(line)
+        sink.value(line)
     }
 
     /// Writes a line to standard error.

@@ -147,6 +147,9 @@ public final class TestClient: Sendable {
     /// Every frame the host sent this connection, as text.
     public var frames: [String] { transport.state.withLock { $0.outbox[id] ?? [] } }
 
+    /// Forgets the frames received so far (long-running tests keep memory flat with it).
+    public func clearFrames() { transport.state.withLock { $0.outbox[id] = [] } }
+
     /// Every message the host sent this connection, decoded.
     public var received: [HostMessage] { frames.compactMap { try? HostMessage.decode($0) } }
 

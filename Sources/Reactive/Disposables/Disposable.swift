@@ -42,10 +42,11 @@ struct NopDisposable: Disposable {
 
 /// Runs its action at most once.
 final class AnonymousDisposable: Disposable, Sendable {
-    private let action: Locked<(@Sendable () -> Void)?>
+    // Boxed: a closure kept directly in a Locked is re-wrapped on every access (see Boxed).
+    private let action: Locked<Boxed<@Sendable () -> Void>?>
 
     init(_ action: @escaping @Sendable () -> Void) {
-        self.action = Locked(action)
+        self.action = Locked(Boxed(action))
     }
 
     func dispose() {
@@ -53,7 +54,7 @@ final class AnonymousDisposable: Disposable, Sendable {
             defer { action = nil }
             return action
         }
-        action?()
+        action?.value()
     }
 }
 
