@@ -204,7 +204,7 @@ def ratio(a, b):
 def markdown(args, rows, storm, idle_rows, resumed, command):
     by = {(row["impl"], row["sessions"]): row for row in rows}
     lines = ["<!-- modal-bench:start (written by scripts/bench-modal; edits here are overwritten) -->",
-             "## Modal round trip, floors and peer", "",
+             "### The bridge against its floors and its peer, in one run", "",
              f"Command: `{command}`. One run on {time.strftime('%Y-%m-%d')}, "
              f"{os.cpu_count()} cores, client and servers on the same machine; {args.seconds} s measured after "
              "1 s of warm-up per cell; the implementations take turns at each load.", "",

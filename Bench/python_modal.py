@@ -4,7 +4,8 @@ peer that scripts/bench-modal compares the bridge with.
 It speaks the same wire messages as bench-host (hello -> welcome; for a client of kind
 `bench`, an endless loop of one-button alerts: present, wait for the result, check it,
 dismiss, next) and serves the same /bench/report. No sessions to resume, no rate limits,
-no retention: only what the round trip needs, so it is a generous peer.
+no retention: only what the round trip needs, so it is a generous peer (its listen backlog
+is raised to 4,096 like libwebsockets's, so a connection storm does not measure a default).
 
 Usage: python_modal.py PORT
 """
@@ -86,7 +87,7 @@ async def session(ws):
 
 async def main(port):
     async with serve(session, "127.0.0.1", port, subprotocols=["remote-modal.v1"], max_queue=None,
-                     ping_interval=None, process_request=process_request) as server:
+                     ping_interval=None, process_request=process_request, backlog=4096) as server:
         await server.serve_forever()
 
 

@@ -22,18 +22,4 @@ configuration.messageBurst = 1_000_000
 let host = ModalHost(configuration: configuration, transport: WebSocketTransport(configuration: server))
 let flow = RoundTripFlow()
 let running = flow.install(on: host)
-do {
-    try host.start()
-} catch {
-    FileHandle.standardError.write(Data("bench-host: \(error)\n".utf8))
-    exit(2)
-}
-signal(SIGTERM, SIG_IGN)
-let stop = DispatchSource.makeSignalSource(signal: SIGTERM, queue: .main)
-stop.setEventHandler {
-    running.dispose()
-    host.shutdown()
-    exit(0)
-}
-stop.resume()
-dispatchMain()
+serveUntilTerminated(host, flows: running, name: "bench-host")

@@ -22,18 +22,4 @@ let pickerEvery = arguments.firstIndex(of: "--pickers").flatMap {
 }
 let recorder = ChaosRecorder(keepAnswers: !arguments.contains("--count-only"), pickerEvery: pickerEvery)
 let flows = recorder.install(on: host)
-do {
-    try host.start()
-} catch {
-    FileHandle.standardError.write(Data("chaos-host: \(error)\n".utf8))
-    exit(2)
-}
-signal(SIGTERM, SIG_IGN)
-let stop = DispatchSource.makeSignalSource(signal: SIGTERM, queue: .main)
-stop.setEventHandler {
-    flows.dispose()
-    host.shutdown()
-    exit(0)
-}
-stop.resume()
-dispatchMain()
+serveUntilTerminated(host, flows: flows, name: "chaos-host")
