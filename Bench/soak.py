@@ -119,7 +119,13 @@ def main():
     parser.add_argument("--seconds", type=int, default=1800)
     parser.add_argument("--csv", default="docs/soak.csv")
     parser.add_argument("--png", default="docs/soak.png")
+    parser.add_argument("--replot", action="store_true", help="only redraw the PNG from the CSV")
     args = parser.parse_args()
+    if args.replot:
+        with open(args.csv) as file:
+            plot([{key: (float(value) if "." in value else int(value)) for key, value in row.items()}
+                  for row in csv.DictReader(file)], args)
+        return
     port = free_port()
     host = subprocess.Popen([args.host_bin, str(port), "--count-only"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
@@ -132,19 +138,29 @@ def main():
         writer = csv.DictWriter(file, fieldnames=list(rows[0].keys()))
         writer.writeheader()
         writer.writerows(rows)
+    plot(rows, args)
+
+
+def plot(rows, args):
+    """Writes the PNG: RSS on a zoomed axis (the whole range is a few hundred KiB) above
+    the latency percentiles; prints the growth after the first tenth of the run."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     figure, (memory, latency) = plt.subplots(2, 1, figsize=(9, 6), sharex=True)
     minutes = [row["seconds"] / 60 for row in rows]
-    memory.plot(minutes, [row["rss_kib"] / 1024 for row in rows])
+    rss = [row["rss_kib"] / 1024 for row in rows]
+    memory.plot(minutes, rss)
     memory.set_ylabel("host RSS (MiB)")
-    memory.set_ylim(bottom=0)
-    memory.set_title(f"soak: {args.sessions} sessions, {args.rate} modal round trips/s")
+    memory.set_ylim(min(rss) - 1, max(rss) + 1)
+    memory.set_title(f"soak: {args.sessions} sessions, {args.rate} modal round trips/s "
+                     f"(RSS {rss[0]:.1f} -> {rss[-1]:.1f} MiB; axis zoomed)")
+    memory.grid(True, alpha=0.3)
     latency.plot(minutes, [row["p50_ms"] for row in rows], label="p50")
     latency.plot(minutes, [row["p99_ms"] for row in rows], label="p99")
     latency.set_ylabel("round trip (ms)")
     latency.set_xlabel("minutes")
+    latency.grid(True, alpha=0.3)
     latency.legend()
     figure.tight_layout()
     figure.savefig(args.png, dpi=100)
@@ -152,7 +168,6 @@ def main():
     growth = steady[-1]["rss_kib"] - steady[0]["rss_kib"]
     print(f"soak: {rows[-1]['modals']} modals; RSS {steady[0]['rss_kib']} -> {steady[-1]['rss_kib']} KiB "
           f"({growth:+d} KiB) after warm-up; wrote {args.csv} and {args.png}")
-
 
 if __name__ == "__main__":
     main()
