@@ -150,6 +150,14 @@ public final class TestClient: Sendable {
     /// Forgets the frames received so far (long-running tests keep memory flat with it).
     public func clearFrames() { transport.state.withLock { $0.outbox[id] = [] } }
 
+    /// Forgets this connection altogether once it is closed (its frames and close record).
+    public func forget() {
+        transport.state.withLock { state in
+            state.outbox[id] = nil
+            state.closes[id] = nil
+        }
+    }
+
     /// Every message the host sent this connection, decoded.
     public var received: [HostMessage] { frames.compactMap { try? HostMessage.decode($0) } }
 

@@ -49,6 +49,9 @@ final class HostHarness: Sendable {
         host.barrier()
     }
 
+    /// Stops remembering a session (long-running tests, so the harness does not keep them).
+    func forget(_ session: Session) { known.remove(session.id) }
+
     func advance(seconds: Int) {
         clock.advanceTo(clock.clock + seconds)
         settle()
@@ -86,4 +89,5 @@ final class SessionRegistry: Sendable {
     private let sessions = Locked<[String: Session]>([:])
     func add(_ session: Session) { sessions.withLock { $0[session.id] = session } }
     func session(_ id: String) -> Session? { sessions.withLock { $0[id] } }
+    func remove(_ id: String) { sessions.withLock { $0[id] = nil } }
 }

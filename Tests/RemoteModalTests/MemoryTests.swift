@@ -1,3 +1,4 @@
+import Action
 import CMallocStats
 import Foundation
 import Locking
@@ -59,6 +60,38 @@ struct MemoryTests {
         // What remains (10-20 bytes a modal on this machine) is the allocator's own caches:
         // heaptrack finds no allocation left unfreed.
         #expect(grown < 20_000 * 64, "\(grown) bytes kept for 20,000 answered modals")
+    }
+
+    /// Sessions come and go while an `Action` shared by all of them lives on (bound to each
+    /// session's control). Once expired, a session must leave nothing behind, not even its
+    /// control's subscription to the shared action.
+    @Test func expiredSessionsLeaveNothingBehind() {
+        let harness = HostHarness {
+            $0.retentionSeconds = 1
+            $0.messagesPerSecond = 1_000_000
+            $0.messageBurst = 1_000_000
+        }
+        let shared = Action<Void, Int> { _ in Observable.just(1) }
+        func churn(_ count: Int) {
+            for _ in 0..<count {
+                let client = harness.connect()
+                let session = harness.session(of: client)
+                session.control("go", title: "Go").bind(to: shared)
+                harness.settle()
+                client.send(.event(control: "go"))
+                harness.settle()
+                client.disconnect()
+                client.forget()
+                harness.forget(session)
+                harness.advance(seconds: 2)
+            }
+        }
+        churn(300)
+        let before = bytesInUse()
+        churn(3_000)
+        let grown = bytesInUse() - before
+        print("memory: \(grown) bytes more after 3,000 expired sessions (\(Double(grown) / 3_000) per session)")
+        #expect(grown < 3_000 * 250, "\(grown) bytes kept for 3,000 expired sessions")
     }
 
     /// A line below the level is dropped without a trace: reading the level once re-wrapped

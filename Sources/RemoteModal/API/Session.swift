@@ -102,7 +102,13 @@ public final class Session: Sendable, Hashable, CustomStringConvertible {
         endedSubject.onNext(())
         endedSubject.onCompleted()
         disposeBag.dispose()
-        controlsState.withLock { $0 = [] }
+        // A control's Action binding is a subscription to the action, which may be shared
+        // by many sessions and outlive this one: end it with the session.
+        let controls = controlsState.withLock { controls -> [Control] in
+            defer { controls = [] }
+            return controls
+        }
+        for control in controls { control.binding.dispose() }
     }
 
     /// The connected sessions of this session's group (itself included), or just itself
