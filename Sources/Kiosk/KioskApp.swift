@@ -195,7 +195,7 @@ public final class KioskApp: @unchecked Sendable {
             return render()
         }
         var sent = 0
-        var items: [JSONValue] = []
+        var items: [PickedItem] = []
         for (index, (path, data)) in contents.enumerated() {
             let name = (path as NSString).lastPathComponent
             let mime = Self.mimeType(name)
@@ -212,12 +212,9 @@ public final class KioskApp: @unchecked Sendable {
                 model.uploadProgress(id, Double(sent) / Double(max(1, total)))
                 render()
             } while offset < data.count
-            items.append([
-                "name": .string(name), "mimeType": .string(mime), "size": .number(Double(data.count)),
-                "sha256": .string(SHA256.hex(data)),
-            ])
+            items.append(PickedItem(name: name, mimeType: mime, size: data.count, sha256: SHA256.hex(data)))
         }
-        connection?.send(.result(id: id, value: ["items": .array(items)]))
+        connection?.send(.result(id: id, value: open.modal.resultValue(.picked(items))))
     }
 
     static func mimeType(_ name: String) -> String {

@@ -248,60 +248,37 @@ public struct KioskModel: Sendable {
         guard let index, open.choices.indices.contains(index), open.choices[index].enabled else { return [] }
         let cancel = open.choices[index].style == .cancel
         let texts = open.fields.map(\.text)
-        func list(_ text: String) -> JSONValue {
-            .array(
-                text.split(separator: ",").map { .string($0.trimmingCharacters(in: .whitespaces)) }.filter {
-                    $0 != .string("")
-                })
+        func list(_ text: String) -> [String] {
+            text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        }
+        func answer(_ answer: ModalAnswer) -> [KioskEffect] {
+            [.send(.result(id: open.id, value: open.modal.resultValue(answer)))]
         }
         var effects: [KioskEffect] = []
         switch open.modal {
         case .alert:
-            effects = [
-                .send(
-                    .result(
-                        id: open.id,
-                        value: ["action": .number(Double(index)), "textFields": .array(texts.map { .string($0) })]))
-            ]
+            effects = answer(.action(index: index, textFields: texts))
         case .actionSheet:
-            effects = [.send(.result(id: open.id, value: ["action": .number(Double(index))]))]
+            effects = answer(.action(index: index, textFields: []))
         case .mailComposer:
-            let status = ["cancelled", "saved", "sent"][index]
-            effects = [
-                .send(
-                    .result(
-                        id: open.id,
-                        value: [
-                            "status": .string(status),
-                            "mail": [
-                                "to": list(texts[0]), "cc": list(texts[1]), "bcc": list(texts[2]),
-                                "subject": .string(texts[3]), "body": .string(texts[4]),
-                            ],
-                        ]))
-            ]
+            let status: MailStatus = [.cancelled, .saved, .sent][index]
+            effects = answer(
+                .mail(
+                    status: status, to: list(texts[0]), cc: list(texts[1]), bcc: list(texts[2]), subject: texts[3],
+                    body: texts[4]))
         case .messageComposer:
-            let status = index == 0 ? "cancelled" : "sent"
-            effects = [
-                .send(
-                    .result(
-                        id: open.id,
-                        value: [
-                            "status": .string(status),
-                            "message": ["recipients": list(texts[0]), "body": .string(texts[1])],
-                        ]))
-            ]
+            effects = answer(
+                .message(status: index == 0 ? .cancelled : .sent, recipients: list(texts[0]), body: texts[1]))
         case .webAuthentication:
             effects =
                 cancel
                 ? [.send(.failure(id: open.id, code: .cancelled, message: nil))]
-                : [.send(.result(id: open.id, value: ["url": .string(texts.first ?? "")]))]
+                : answer(.callbackURL(texts.first ?? ""))
         case .photoPicker, .mediaPicker:
             if cancel {
-                effects = [.send(.result(id: open.id, value: ["items": []]))]
+                effects = answer(.picked([]))
             } else {
-                let paths = texts[0].split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter {
-                    !$0.isEmpty
-                }
+                let paths = list(texts[0])
                 open.progress = 0
                 effects = [.upload(id: open.id, paths: paths)]
             }

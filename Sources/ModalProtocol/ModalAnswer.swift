@@ -122,3 +122,46 @@ extension ModalDescription {
         }
     }
 }
+
+extension ModalDescription {
+    /// The `value` of a `result` that gives `answer` to this modal: the inverse of
+    /// `validateResult`, for clients written in Swift (the kiosk).
+    /// - Parameter answer: The answer.
+    /// - Returns: The value to send.
+    public func resultValue(_ answer: ModalAnswer) -> JSONValue {
+        func strings(_ values: [String]) -> JSONValue { .array(values.map { .string($0) }) }
+        switch answer {
+        case .action(let index, let textFields):
+            if case .actionSheet = self { return ["action": .number(Double(index))] }
+            return ["action": .number(Double(index)), "textFields": strings(textFields)]
+        case .callbackURL(let url):
+            return ["url": .string(url)]
+        case .mail(let status, let to, let cc, let bcc, let subject, let body):
+            return [
+                "status": .string(status.rawValue),
+                "mail": [
+                    "to": strings(to), "cc": strings(cc), "bcc": strings(bcc), "subject": .string(subject),
+                    "body": .string(body),
+                ],
+            ]
+        case .message(let status, let recipients, let body):
+            return [
+                "status": .string(status.rawValue),
+                "message": ["recipients": strings(recipients), "body": .string(body)],
+            ]
+        case .picked(let items):
+            return [
+                "items": .array(
+                    items.map {
+                        [
+                            "name": .string($0.name), "mimeType": .string($0.mimeType),
+                            "size": .number(Double($0.size)),
+                            "sha256": .string($0.sha256),
+                        ]
+                    })
+            ]
+        case .custom(let value):
+            return value
+        }
+    }
+}
