@@ -18,40 +18,17 @@ import csv
 import json
 import os
 import re
-import socket
 import subprocess
 import sys
 import time
 import urllib.request
 
+from processes import free_port, wait_port, cpu_seconds
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PAYLOAD = 160  # bytes: about the size of the bench alert's `present`
 IDLE_HELLO = ('{"type":"hello","protocol":1,"client":{"kind":"idle","name":"idle"},'
               '"capabilities":["alert"]}')
-
-
-def free_port():
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def wait_port(port, seconds=20):
-    deadline = time.time() + seconds
-    while time.time() < deadline:
-        try:
-            socket.create_connection(("127.0.0.1", port), 0.2).close()
-            return
-        except OSError:
-            time.sleep(0.05)
-    raise RuntimeError(f"nothing listens on {port}")
-
-
-def cpu_seconds(pid):
-    """User plus system CPU time of a process so far."""
-    with open(f"/proc/{pid}/stat") as stat:
-        fields = stat.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def estimated_cpu(cpu, per_second, args):
@@ -65,11 +42,6 @@ def host_total(port):
     """Round trips a bench server has completed since it started (its /bench/report)."""
     with urllib.request.urlopen(f"http://127.0.0.1:{port}/bench/report", timeout=10) as reply:
         return json.loads(reply.read())["total"]
-
-
-def rss_kib(pid):
-    with open(f"/proc/{pid}/status") as status:
-        return next(int(line.split()[1]) for line in status if line.startswith("VmRSS:"))
 
 
 class Servers:

@@ -10,23 +10,13 @@ import asyncio
 import csv
 import json
 import random
-import socket
 import statistics
 import subprocess
 import time
 
 import websockets
 
-
-def free_port():
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def rss_kib(pid):
-    with open(f"/proc/{pid}/status") as status:
-        return next(int(line.split()[1]) for line in status if line.startswith("VmRSS:"))
+from processes import free_port, rss_kib
 
 
 class Session:
