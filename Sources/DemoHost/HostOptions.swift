@@ -34,6 +34,8 @@ public struct HostOptions: Sendable {
             FlagSpec(
                 "hello-timeout", value: "SECONDS", help: "how long a new connection may wait before hello (default 10)"),
             FlagSpec("max-message-bytes", value: "N", help: "largest accepted message (default 65536)"),
+            FlagSpec("rate", value: "N", help: "messages a second one connection may send (default 100)"),
+            FlagSpec("burst", value: "N", help: "messages one connection may send at once above --rate (default 200)"),
             FlagSpec("log-level", value: "LEVEL", help: "trace, debug, info, warning or error (default info)"),
             FlagSpec("oidc-issuer", value: "URL", help: "OpenID Connect issuer for the login flow"),
             FlagSpec("oidc-client-id", value: "ID", help: "OpenID Connect client id for the login flow"),
@@ -72,6 +74,8 @@ public struct HostOptions: Sendable {
         options.host.accessToken = flags.string("token")
         options.host.retentionSeconds = try flags.seconds("retention") ?? 60
         options.host.helloTimeoutSeconds = try flags.seconds("hello-timeout") ?? 10
+        options.host.messagesPerSecond = Double(try flags.int("rate", in: 1...1_000_000) ?? 100)
+        options.host.messageBurst = Double(try flags.int("burst", in: 1...1_000_000) ?? 200)
         if let name = flags.string("log-level") {
             guard let level = LogLevel(name: name) else {
                 throw FlagError.invalidValue(flag: "log-level", value: name, expected: "a log level")
