@@ -41,7 +41,9 @@ let package = Package(
             swiftSettings: strict),
         .target(
             name: "RemoteModal",
-            dependencies: ["Reactive", "Action", "Coordinator", "ModalProtocol", "WebSocket", "Logging", "Locking"],
+            dependencies: [
+                "Reactive", "Action", "Coordinator", "ModalProtocol", "WebSocket", "Logging", "Locking", "CMallocStats",
+            ],
             swiftSettings: strict),
         .target(
             name: "DemoHost",

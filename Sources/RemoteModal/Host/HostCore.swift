@@ -29,6 +29,13 @@ final class HostCore: @unchecked Sendable {
     private let queueKey = DispatchSpecificKey<Bool>()
     var connections: [ConnectionID: ConnectionState] = [:]
     var sessions: [String: SessionState] = [:]
+    /// Live sessions per client address (the per-address cap).
+    var sessionsByAddress: [String: Int] = [:]
+    /// Sessions without a connection now (`disconnectOrder` set).
+    var retainedCount = 0
+    /// Sessions that lost their last connection so far (orders retained sessions).
+    var disconnects = 0
+    var trimTimer: (any Disposable)?
     var stopped = false
 
     init(
@@ -61,6 +68,7 @@ final class HostCore: @unchecked Sendable {
 
     func start() throws {
         try uploadBudget.spool.prepare()
+        perform { self.startTrimming() }
         try transport.start(
             events: TransportEvents(
                 // Weak: the transport outlives nothing, but a strong capture would make the
@@ -143,7 +151,13 @@ final class HostCore: @unchecked Sendable {
         guard let session = connection.session else { return }
         session.connections.removeAll { $0 == id }
         logger.info("session \(session.shortID): connection \(id) closed (\(code))")
-        if session.connections.isEmpty, session.alive, !stopped { startRetention(session) }
+        if session.connections.isEmpty, session.alive, !stopped {
+            disconnects += 1
+            session.disconnectOrder = disconnects
+            retainedCount += 1
+            startRetention(session)
+            enforceRetainedLimit()
+        }
     }
 
     func closeConnection(_ connection: ConnectionState, code: CloseCode, reason: String) {
@@ -200,7 +214,7 @@ final class HostCore: @unchecked Sendable {
         connection.consecutiveErrors += 1
         let seq = connection.session?.takeSeq()
         transport.send(HostMessage.error(seq: seq, error).encode(), to: connection.id)
-        logger.debug("connection \(connection.id): \(error)")
+        logger.debug("connection \(connection.id): error \(error.code) \(logSafe(error.message, limit: 160))")
         if connection.consecutiveErrors >= configuration.maxConsecutiveErrors {
             logger.info("connection \(connection.id): \(connection.consecutiveErrors) errors in a row, closing")
             closeConnection(connection, code: .policyViolation, reason: "too many errors")
@@ -215,25 +229,45 @@ final class HostCore: @unchecked Sendable {
             closeConnection(connection, code: .policyViolation, reason: "unsupported protocol")
             return nil
         }
-        if let expected = configuration.accessToken {
-            guard let token = hello.token, Secrets.constantTimeEquals(token, expected) else {
-                logger.info("connection \(connection.id) from \(connection.info.peerAddress): unauthorized")
-                closeConnection(connection, code: .policyViolation, reason: "unauthorized")
-                return nil
-            }
+        let grant: (key: Int?, name: String?, groups: Set<String>?)
+        switch authorize(hello.token) {
+        case .refused:
+            logger.info("connection \(connection.id) from \(connection.info.peerAddress): unauthorized")
+            closeConnection(connection, code: .policyViolation, reason: "unauthorized")
+            return nil
+        case .open:
+            grant = (nil, nil, nil)
+        case .granted(let key, let name, let groups):
+            grant = (key, name, groups)
         }
+        if let group = hello.client.group, let allowed = grant.groups, !allowed.contains(group) {
+            logger.info("connection \(connection.id): token does not grant group \(logSafe(group))")
+            let error = ProtocolError(.unauthorized, "this token does not grant the group '\(group)'", ref: "hello")
+            metrics.update { $0.errors[error.code, default: 0] += 1 }
+            transport.send(HostMessage.error(seq: nil, error).encode(), to: connection.id)
+            closeConnection(connection, code: .policyViolation, reason: "unauthorized")
+            return nil
+        }
+        // The name others see comes from the grant, not from what the client claims.
+        var client = hello.client
+        if let name = grant.name { client.name = name }
         connection.helloTimer?.dispose()
         connection.helloTimer = nil
-        if let resumeID = hello.resumeSession, let session = sessions[resumeID], session.alive {
+        if let resumeID = hello.resumeSession, let session = sessions[resumeID], session.alive,
+            session.grant == grant.key
+        {
             session.retentionTimer?.dispose()
             session.retentionTimer = nil
-            session.client = hello.client
+            if session.disconnectOrder != nil { retainedCount -= 1 }
+            session.disconnectOrder = nil
+            session.client = client
             session.capabilities = Set(hello.capabilities)
             session.connections.append(connection.id)
             connection.phase = .joined(session)
             metrics.update { $0.sessionsResumed += 1 }
             logger.info(
-                "session \(session.shortID) resumed by \(hello.client.kind) '\(hello.client.name)' on \(connection.id)")
+                "session \(session.shortID) resumed by \(logSafe(client.kind)) \(logSafe(client.name))"
+                    + " on \(connection.id)")
             transport.send(
                 HostMessage.welcome(session: session.id, resumed: true, retentionSeconds: retentionSeconds).encode(),
                 to: connection.id)
@@ -248,19 +282,29 @@ final class HostCore: @unchecked Sendable {
             }
             return nil
         }
+        let address = connection.info.peerAddress
+        if let refusal = admitSession(from: address) {
+            metrics.update { $0.admissionsRefused[refusal, default: 0] += 1 }
+            logger.warning("connection \(connection.id) from \(address): \(refusal), closing with 1013")
+            closeConnection(connection, code: .tryAgainLater, reason: refusal)
+            return nil
+        }
         let id = Secrets.sessionID()
-        let handle = Session(id: id, client: hello.client, core: self)
-        let session = SessionState(id: id, client: hello.client, capabilities: Set(hello.capabilities), handle: handle)
+        let handle = Session(id: id, client: client, core: self)
+        let session = SessionState(
+            id: id, client: client, capabilities: Set(hello.capabilities), handle: handle, address: address,
+            grant: grant.key)
         session.connections = [connection.id]
         sessions[id] = session
+        sessionsByAddress[address, default: 0] += 1
         connection.phase = .joined(session)
         metrics.update {
             $0.sessions += 1
             $0.sessionsCreated += 1
         }
         logger.info(
-            "session \(session.shortID) created for \(hello.client.kind) '\(hello.client.name)'"
-                + (hello.client.group.map { " in group '\($0)'" } ?? "") + " on \(connection.id)")
+            "session \(session.shortID) created for \(logSafe(client.kind)) \(logSafe(client.name))"
+                + (client.group.map { " in group \(logSafe($0))" } ?? "") + " on \(connection.id)")
         transport.send(
             HostMessage.welcome(session: id, resumed: false, retentionSeconds: retentionSeconds).encode(),
             to: connection.id)
