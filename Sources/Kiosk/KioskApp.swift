@@ -85,7 +85,7 @@ public final class KioskApp: @unchecked Sendable {
         perform(model.receive(message))
         if runner != nil {
             switch message {
-            case .present(_, let id, let modal):
+            case .present(_, let id, let modal, _):
                 log(
                     "{\"event\":\"present\",\"id\":\"\(id)\",\"kind\":\"\(modal.kind)\",\"title\":\(json(modal.title ?? ""))}"
                 )

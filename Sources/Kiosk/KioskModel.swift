@@ -191,14 +191,20 @@ public struct KioskModel: Sendable {
             controls = items
         case .status(_, let level, let text):
             notify(level, text)
-        case .present(_, let id, let modal):
+        case .present(_, let id, let modal, let uploads):
             guard !abandoned.contains(id) else { return [] }
-            if let index = modals.firstIndex(where: { $0.id == id }) {
+            let held = Dictionary(
+                (uploads?.received ?? []).map { ($0.file, $0.bytes) }, uniquingKeysWith: { first, _ in first })
+            if modals.contains(where: { $0.id == id }) {
                 // Re-sent after a resume: an upload continues where the host says it stands.
-                return resumeUpload(at: index, held: [:])
+                return uploadResumed(id: id, window: uploads?.window, held: held)
             }
             banner = nil
-            modals.append(Self.open(id, modal))
+            var open = Self.open(id, modal)
+            if let window = uploads?.window { open.uploadWindow = max(1, window) }
+            modals.append(open)
+        case .uploadAck(_, let id, let file, let received):
+            return uploadAcknowledged(id: id, file: file, received: received)
         case .dismiss(_, let id, _):
             let ended = modals.first { $0.id == id }
             modals.removeAll { $0.id == id }

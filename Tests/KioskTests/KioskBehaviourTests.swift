@@ -117,7 +117,10 @@ struct KioskWaysOutTests {
 struct KioskUploadTests {
     func uploading(window: Int? = nil) -> (KioskModel, [KioskEffect]) {
         var model = welcomed(photos)
-        if let window { _ = model.uploadResumed(id: "m1", window: window, held: [:]) }
+        if let window {
+            model = welcomed()
+            model.receive(.present(seq: 2, id: "m1", modal: photos, uploads: UploadOffer(window: window)))
+        }
         _ = model.press(.character("/tmp/a.jpg"[...].first!))
         _ = model.press(.tab)
         #expect(model.press(.enter) == [.upload(id: "m1", paths: ["/"])])
@@ -130,7 +133,7 @@ struct KioskUploadTests {
         #expect(chunks(first).count == 8)
         #expect(chunks(first).map(\.offset) == (0..<8).map { $0 * 32_768 })
         #expect(model.current?.upload?.acknowledged == 0)
-        let next = model.uploadAcknowledged(id: "m1", file: 0, received: 32_768)
+        let next = model.receive(.uploadAck(seq: 3, id: "m1", file: 0, received: 32_768))
         #expect(chunks(next).map(\.offset) == [8 * 32_768])
         #expect(model.current?.upload?.acknowledged == 32_768)
         let screen = KioskScreen.lines(model, width: 80, height: 24).joined(separator: "\n")
@@ -168,7 +171,10 @@ struct KioskUploadTests {
         #expect(chunks(model.uploadAcknowledged(id: "m1", file: 0, received: 98_304)).isEmpty)
         model.connectionChanged(.connected)
         model.receive(.welcome(session: "s", resumed: true, retentionSeconds: 60))
-        let resumed = model.uploadResumed(id: "m1", window: 8, held: [0: 65_536])
+        let resumed = model.receive(
+            .present(
+                seq: 9, id: "m1", modal: photos,
+                uploads: UploadOffer(window: 8, received: [ReceivedFile(file: 0, bytes: 65_536)])))
         #expect(chunks(resumed).first?.offset == 65_536)
         #expect(chunks(resumed).count == 8)
         #expect(model.current?.upload?.acknowledged == 65_536)
