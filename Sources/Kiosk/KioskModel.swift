@@ -137,6 +137,8 @@ public struct KioskModel: Sendable {
     public let group: String?
 
     private var welcomed = false
+    /// Titles of modals the host dismissed because it was shutting down.
+    private var shutDown: [String] = []
     private var noticeSerial = 0
     /// Modals the person left (Escape while waiting); a re-sent `present` does not bring them back.
     private var abandoned: Set<String> = []
@@ -172,17 +174,22 @@ public struct KioskModel: Sendable {
         case .welcome(_, let resumed, _):
             connection = .connected
             defer { welcomed = true }
-            guard !resumed else { return [] }
+            guard !resumed else {
+                shutDown = []
+                return []
+            }
             let lost = modals
+            let titles = (shutDown + lost.map { Self.title(of: $0.modal) }).map { "\u{201C}\($0)\u{201D}" }
+                .joined(separator: ", ")
             modals = []
             abandoned = []
+            shutDown = []
             guard welcomed else { return [] }
             // We asked to resume and got a fresh session: the host restarted (or forgot us).
-            if lost.isEmpty {
-                banner = "The host restarted. Nothing was lost."
+            if titles.isEmpty {
+                banner = "The host restarted."
                 notify(.info, "The host restarted.")
             } else {
-                let titles = lost.map { "\u{201C}\(Self.title(of: $0.modal))\u{201D}" }.joined(separator: ", ")
                 banner = "The host restarted: \(titles) was cancelled. Start again from the controls."
                 notify(.error, "The host restarted: \(titles) was cancelled.")
             }
@@ -205,8 +212,13 @@ public struct KioskModel: Sendable {
             modals.append(open)
         case .uploadAck(_, let id, let file, let received):
             return uploadAcknowledged(id: id, file: file, received: received)
-        case .dismiss(_, let id, _):
+        case .dismiss(_, let id, let reason):
             let ended = modals.first { $0.id == id }
+            if let ended, reason == .shutdown, !ended.answered {
+                // Said in words when the host is back (or now, if the person looks).
+                shutDown.append(Self.title(of: ended.modal))
+                banner = "The host is restarting: \u{201C}\(Self.title(of: ended.modal))\u{201D} was cancelled."
+            }
             modals.removeAll { $0.id == id }
             abandoned.remove(id)
             if let ended, ended.upload != nil || ended.reading { return [.dropUpload(id: id)] }

@@ -123,10 +123,8 @@ public enum KioskScreen {
         top.append(Row(String(repeating: appearance.unicode ? "\u{2500}" : "-", count: width), .dim))
         if let banner = model.banner { top += wrap(Row(banner, .warning), width: width) }
         var body: [Row] = []
-        var qr: [Row] = []
         if let open = model.current {
             body = modalRows(open, model: model, width: width)
-            if let url = open.url, appearance.unicode { qr = qrRows(url) }
         } else {
             body.append(Row("Controls (press a number):", .bold))
             if model.controls.isEmpty { body.append(Row("  (none yet)", .dim)) }
@@ -147,16 +145,22 @@ public enum KioskScreen {
         }
         var rows = essential
         var room = height - needed
-        if !qr.isEmpty {
-            if qr.count + 1 <= room {
-                // Under the address, before the hint: insert after the row holding the URL.
-                let at = (rows.firstIndex { $0.whole } ?? rows.count - 1) + 1
-                rows.insert(contentsOf: qr, at: at)
-                room -= qr.count
+        if let url = model.current?.url, appearance.unicode {
+            // A 4-module quiet zone when there is room, else 2 (enough on a lit screen).
+            let at = (rows.firstIndex { $0.whole } ?? rows.count - 1) + 1
+            if let code = try? QRCode(url, correction: .low) {
+                let drawn = [4, 2].lazy.map { halfBlocks(code, quietZone: $0) }.first { $0.count <= room }
+                if let drawn {
+                    rows.insert(contentsOf: drawn.map { Row(spans: [($0, .qr)]) }, at: at)
+                    room -= drawn.count
+                } else if room >= 1 {
+                    let side = (code.size + 4 + 1) / 2
+                    let size = "\(max(minimumWidth, code.size + 4))x\(needed + side)"
+                    rows.insert(Row("(A QR code of this address shows in a \(size) terminal.)", .dim), at: at)
+                    room -= 1
+                }
             } else if room >= 1 {
-                let at = (rows.firstIndex { $0.whole } ?? rows.count - 1) + 1
-                let size = "\(max(minimumWidth, qr[0].count))x\(needed + qr.count + 1)"
-                rows.insert(Row("(A QR code of this address shows in a \(size) terminal.)", .dim), at: at)
+                rows.insert(Row("(No QR code: the address is too long for one.)", .dim), at: at)
                 room -= 1
             }
         }
@@ -294,26 +298,18 @@ public enum KioskScreen {
         if open.answered { return "Esc stops waiting and cancels." }
         var parts: [String] = []
         if open.focus < open.fields.count {
-            if open.fields[open.focus].multiline {
-                parts.append("Type; Enter starts a new line; Tab goes on")
-            } else {
-                parts.append("Type; Enter or Tab goes on")
-            }
-            if open.focus > 0 { parts.append("Up goes back") }
+            parts.append(open.fields[open.focus].multiline ? "Enter: new line, Tab: next" : "Enter or Tab: next")
+            if open.focus > 0 { parts.append("Up: back") }
         } else {
-            if !open.choices.isEmpty { parts.append("Pick with a number") }
-            if let index = open.defaultChoice { parts.append("Enter picks \(open.choices[index].title)") }
-            if !open.fields.isEmpty { parts.append("Up goes back to the fields") }
+            if let index = open.defaultChoice {
+                parts.append("Number or Enter (\(open.choices[index].title)) picks")
+            } else if !open.choices.isEmpty {
+                parts.append("Pick with a number")
+            }
+            if !open.fields.isEmpty { parts.append("Up: fields") }
         }
         parts.append("Esc cancels")
-        return parts.joined(separator: "; ") + "."
-    }
-
-    /// The address as a QR code: half blocks, two module rows per text row, a 4-module
-    /// quiet zone, dark modules drawn in black on white.
-    static func qrRows(_ url: String) -> [Row] {
-        guard let code = try? QRCode(url) else { return [Row("(No QR code: the address is too long.)", .dim)] }
-        return halfBlocks(code, quietZone: 4).map { Row(spans: [($0, .qr)]) }
+        return parts.joined(separator: ". ") + "."
     }
 
     /// Draws a code with half blocks: each character is a top and a bottom module; a

@@ -75,7 +75,7 @@ struct KioskWaysOutTests {
         var model = welcomed(sheet)
         let screen = KioskScreen.lines(model, width: 80, height: 24)
         #expect(screen.contains("  [1] Keep  <- Enter"))
-        #expect(screen.contains { $0.contains("Enter picks Keep") })
+        #expect(screen.contains { $0.contains("Number or Enter (Keep) picks") })
         #expect(model.press(.enter) == [.send(.result(id: "m1", value: ["action": 0, "textFields": []]))])
     }
 
@@ -104,6 +104,17 @@ struct KioskWaysOutTests {
         #expect(model.notices.last?.level == .error)
         _ = model.press(.character("9"))
         #expect(model.banner == nil)
+    }
+
+    @Test func aModalDismissedByAShutdownIsNamedWhenTheHostIsBack() {
+        var model = welcomed(photos)
+        model.receive(.dismiss(seq: 3, id: "m1", reason: .shutdown))
+        #expect(model.banner?.contains("was cancelled") == true)
+        model.connectionChanged(.reconnecting)
+        model.receive(.welcome(session: "s2", resumed: false, retentionSeconds: 60))
+        #expect(
+            model.banner
+                == "The host restarted: \u{201C}Choose photos\u{201D} was cancelled. Start again from the controls.")
     }
 
     @Test func theFirstWelcomeSaysNothing() {
@@ -266,7 +277,7 @@ struct KioskLookTests {
         #expect(narrow.contains { $0.contains("QR code of this address shows in a") })
         let wide = KioskScreen.lines(model, width: 120, height: 60)
         #expect(wide.contains(url))
-        let code = try QRCode(url)
+        let code = try QRCode(url, correction: .low)
         let drawn = KioskScreen.halfBlocks(code, quietZone: 4)
         let start = try #require(wide.firstIndex(of: drawn[0]))
         #expect(Array(wide[start..<start + drawn.count]) == drawn)
