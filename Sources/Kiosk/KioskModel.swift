@@ -385,7 +385,7 @@ public struct KioskModel: Sendable {
             open.url = url
             if callbackURL != nil {
                 open.note =
-                    "Open this address on a phone (scan the code) or a computer and sign in; this closes by itself."
+                    "Open this address on a phone or a computer and sign in; this closes by itself."
                 open.choices = choices([("Cancel", .cancel)])
             } else {
                 open.note = "Open this address, sign in, then paste the \(scheme ?? "callback") address below."
