@@ -34,6 +34,8 @@ let package = Package(
         .systemLibrary(
             name: "CLibWebSockets", pkgConfig: "libwebsockets", providers: [.apt(["libwebsockets-dev", "libssl-dev"])]),
         .target(name: "WebSocket", dependencies: ["CLibWebSockets", "Logging", "Locking"], swiftSettings: strict),
+        .systemLibrary(name: "CQREncode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
+        .target(name: "QRCode", dependencies: ["CQREncode"], swiftSettings: strict),
         .target(name: "ReactiveTestSupport", dependencies: ["Reactive", "Locking"], swiftSettings: strict),
         .target(name: "Flags", swiftSettings: strict),
         .target(
@@ -53,7 +55,8 @@ let package = Package(
             name: "ModalHost", dependencies: ["DemoHost", "RemoteModal", "WebSocket", "Logging"], swiftSettings: strict),
         .target(name: "Bench", dependencies: ["WebSocket", "Logging", "Locking"], swiftSettings: strict),
         .target(
-            name: "Kiosk", dependencies: ["ModalProtocol", "WebSocket", "Logging", "Locking"], swiftSettings: strict),
+            name: "Kiosk", dependencies: ["ModalProtocol", "WebSocket", "Logging", "Locking", "QRCode"],
+            swiftSettings: strict),
         .executableTarget(name: "KioskMain", dependencies: ["Kiosk", "Flags"], swiftSettings: strict),
         .executableTarget(
             name: "ChaosHost", dependencies: ["DemoHost", "RemoteModal", "WebSocket", "Logging"], swiftSettings: strict),
@@ -84,7 +87,8 @@ let package = Package(
         .testTarget(
             name: "CoordinatorTests", dependencies: ["Coordinator", "Reactive", "ReactiveTestSupport"],
             swiftSettings: strict),
-        .testTarget(name: "KioskTests", dependencies: ["Kiosk", "ModalProtocol"], swiftSettings: strict),
+        .testTarget(
+            name: "KioskTests", dependencies: ["Kiosk", "ModalProtocol", "Locking", "QRCode"], swiftSettings: strict),
         .testTarget(name: "FlagsTests", dependencies: ["Flags"], swiftSettings: strict),
         .testTarget(name: "WebSocketTests", dependencies: ["WebSocket", "Logging", "Locking"], swiftSettings: strict),
     ],
