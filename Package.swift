@@ -80,7 +80,7 @@ let package = Package(
             name: "ActionTests", dependencies: ["Action", "Reactive", "ReactiveTestSupport", "Locking"],
             swiftSettings: strict),
         .testTarget(
-            name: "CoordinatorTests", dependencies: ["Coordinator", "Reactive", "ReactiveTestSupport"],
+            name: "CoordinatorTests", dependencies: ["Coordinator", "Reactive", "ReactiveTestSupport", "Locking"],
             swiftSettings: strict),
         .testTarget(name: "KioskTests", dependencies: ["Kiosk", "ModalProtocol"], swiftSettings: strict),
         .testTarget(name: "FlagsTests", dependencies: ["Flags"], swiftSettings: strict),
