@@ -62,7 +62,7 @@ extension RemoteModal {
         var picker = PhotoPickerConfiguration()
         configuration(&picker)
         let description = ModalDescription.photoPicker(
-            selectionLimit: max(1, picker.selectionLimit), filter: picker.filter, maxBytes: picker.maxBytes)
+            selectionLimit: max(0, picker.selectionLimit), filter: picker.filter, maxBytes: picker.maxBytes)
         return pickFiles(description, presenter, timeout)
     }
 
