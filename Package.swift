@@ -82,6 +82,13 @@ let package = Package(
         .testTarget(
             name: "CoordinatorTests", dependencies: ["Coordinator", "Reactive", "ReactiveTestSupport", "Locking"],
             swiftSettings: strict),
+        .testTarget(
+            name: "PortingTests",
+            dependencies: [
+                "RemoteModal", "RemoteModalTestSupport", "ReactiveTestSupport", "ModalProtocol", "Reactive", "Action",
+                "Coordinator", "Locking", "Logging",
+            ],
+            swiftSettings: strict),
         .testTarget(name: "KioskTests", dependencies: ["Kiosk", "ModalProtocol"], swiftSettings: strict),
         .testTarget(name: "FlagsTests", dependencies: ["Flags"], swiftSettings: strict),
         .testTarget(name: "WebSocketTests", dependencies: ["WebSocket", "Logging", "Locking"], swiftSettings: strict),
