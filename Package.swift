@@ -85,7 +85,14 @@ let package = Package(
             name: "ActionTests", dependencies: ["Action", "Reactive", "ReactiveTestSupport", "Locking"],
             swiftSettings: strict),
         .testTarget(
-            name: "CoordinatorTests", dependencies: ["Coordinator", "Reactive", "ReactiveTestSupport"],
+            name: "CoordinatorTests", dependencies: ["Coordinator", "Reactive", "ReactiveTestSupport", "Locking"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "PortingTests",
+            dependencies: [
+                "RemoteModal", "RemoteModalTestSupport", "ReactiveTestSupport", "ModalProtocol", "Reactive", "Action",
+                "Coordinator", "Locking", "Logging",
+            ],
             swiftSettings: strict),
         .testTarget(
             name: "KioskTests", dependencies: ["Kiosk", "ModalProtocol", "Locking", "QRCode"], swiftSettings: strict),

@@ -214,7 +214,8 @@ final class Presentation: @unchecked Sendable {
         self.presentedAt = presentedAt
         switch description {
         case .photoPicker(let limit, _, let maxBytes):
-            uploads = UploadAssembly(maxBytes: maxBytes, maxFiles: max(1, limit), budget: uploadBudget)
+            uploads = UploadAssembly(
+                maxBytes: maxBytes, maxFiles: limit == 0 ? 1_000 : max(1, limit), budget: uploadBudget)
         case .mediaPicker(_, let multiple, let maxBytes):
             uploads = UploadAssembly(maxBytes: maxBytes, maxFiles: multiple ? 1_000 : 1, budget: uploadBudget)
         default:
