@@ -283,13 +283,10 @@ extension HostCore {
                 .badMessage, "this web authentication is answered by its callback URL, not by a result",
                 ref: "result")
         }
-        // An action ruled by the text fields is judged on the result's own text fields; the
-        // others by their last known state.
-        var enabled = presentation.actionStates
-        for (index, rule) in presentation.rules.enumerated() where index < enabled.count {
-            if case .textFields = rule { enabled[index] = true }
-        }
-        let answer = try presentation.description.validateResult(value, enabled: enabled)
+        // The last state the client was told must allow the action (`bad_message`, v1), and
+        // an action ruled by the text fields must also pass its rule on the result's own
+        // text fields (`action_disabled`): `input` only drives the live `update`s.
+        let answer = try presentation.description.validateResult(value, enabled: presentation.actionStates)
         if case .action(let index, let textFields) = answer, index < presentation.rules.count,
             case .textFields(let predicate) = presentation.rules[index], !predicate(textFields)
         {
