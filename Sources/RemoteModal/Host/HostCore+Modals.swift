@@ -137,6 +137,7 @@ extension HostCore {
     /// Ends a presentation everywhere: `reason` for the answering session (or every
     /// target), `superseded` for the other sessions of a group.
     func finish(_ presentation: Presentation, answeredBy: SessionState?, reason: DismissReason) {
+        executor.assertInExecutor()
         guard !presentation.finished else { return }
         presentation.finished = true
         presentation.timeout?.dispose()
@@ -259,7 +260,7 @@ extension HostCore {
         let delay = max(0, next.due - clock.now.timeIntervalSince1970)
         connection.ackTimer = clock.schedule(after: .seconds(delay)) { [weak self] in
             guard let self else { return }
-            queue.async {
+            perform {
                 connection.ackTimer = nil
                 guard self.connections[connection.id] === connection else { return }
                 // The first is what the timer waited for (a coarse clock may fire a little
