@@ -73,6 +73,19 @@ public final class RedisClient: @unchecked Sendable {
     public func close() { queue.sync { connection = nil } }
 
     private func run(_ arguments: [String]) -> Result<RedisReply, RedisError> {
+        let reused = connection != nil
+        let first = attempt(arguments)
+        // A connection that sat idle may have died with a Redis that has since restarted:
+        // its first command then fails on the stale socket; try once more on a fresh one at
+        // once. (A command may so be sent twice: callers make theirs idempotent.)
+        if reused, case .failure(let error) = first, error.kind == .io {
+            retryAt = .now()
+            return attempt(arguments)
+        }
+        return first
+    }
+
+    private func attempt(_ arguments: [String]) -> Result<RedisReply, RedisError> {
         do {
             let live = try connected()
             return .success(try live.command(arguments))

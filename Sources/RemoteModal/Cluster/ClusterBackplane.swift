@@ -139,10 +139,20 @@ public final class RedisBackplane: ClusterBackplane {
         _ key: String, owner: String, ttlSeconds: Double, _ done: @escaping @Sendable (ClusterClaim) -> Void
     ) {
         let milliseconds = String(max(1, Int(ttlSeconds * 1_000)))
+        let commands = self.commands
+        let ownerName = owner
         commands.send(["SET", key, owner, "NX", "PX", milliseconds]) { result in
             switch result {
             case .success(.status("OK")): done(.won)
-            case .success(.null): done(.lost)
+            case .success(.null):
+                // A command retried after a broken connection may have set the key the
+                // first time: the owner decides.
+                commands.send(["GET", key]) { reply in
+                    switch reply {
+                    case .success(.string(let value)): done(value == ownerName ? .won : .lost)
+                    default: done(.unavailable)
+                    }
+                }
             default: done(.unavailable)
             }
         }
