@@ -159,6 +159,7 @@ extension HostCore {
     /// Ends a presentation everywhere: `reason` for the answering session (or every
     /// target), `superseded` for the other sessions of a group.
     func finish(_ presentation: Presentation, answeredBy: SessionState?, reason: DismissReason) {
+        executor.assertInExecutor()
         guard !presentation.finished else { return }
         presentation.finished = true
         presentation.timeout?.dispose()
@@ -288,7 +289,7 @@ extension HostCore {
         let delay = max(0, next.due - clock.now.timeIntervalSince1970)
         connection.ackTimer = clock.schedule(after: .seconds(delay)) { [weak self] in
             guard let self else { return }
-            queue.async {
+            perform {
                 connection.ackTimer = nil
                 guard self.connections[connection.id] === connection else { return }
                 // The first is what the timer waited for (a coarse clock may fire a little
@@ -312,13 +313,10 @@ extension HostCore {
                 .badMessage, "this web authentication is answered by its callback URL, not by a result",
                 ref: "result")
         }
-        // An action ruled by the text fields is judged on the result's own text fields; the
-        // others by their last known state.
-        var enabled = presentation.actionStates
-        for (index, rule) in presentation.rules.enumerated() where index < enabled.count {
-            if case .textFields = rule { enabled[index] = true }
-        }
-        let answer = try presentation.description.validateResult(value, enabled: enabled)
+        // The last state the client was told must allow the action (`bad_message`, v1), and
+        // an action ruled by the text fields must also pass its rule on the result's own
+        // text fields (`action_disabled`): `input` only drives the live `update`s.
+        let answer = try presentation.description.validateResult(value, enabled: presentation.actionStates)
         if case .action(let index, let textFields) = answer, index < presentation.rules.count,
             case .textFields(let predicate) = presentation.rules[index], !predicate(textFields)
         {

@@ -9,7 +9,7 @@ extension HostCore {
         session.retentionTimer?.dispose()
         session.retentionTimer = clock.schedule(after: .seconds(configuration.retentionSeconds)) { [weak self] in
             guard let self else { return }
-            queue.async {
+            perform {
                 guard session.alive, session.connections.isEmpty else { return }
                 self.expire(session)
             }
