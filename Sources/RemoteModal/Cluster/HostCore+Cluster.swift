@@ -87,7 +87,7 @@ extension HostCore {
     func clusterMembershipChanged() {
         guard let cluster, !cluster.membershipDirty else { return }
         cluster.membershipDirty = true
-        queue.async {
+        executor.execute {
             cluster.membershipDirty = false
             self.publishMembers()
         }
