@@ -517,12 +517,15 @@ final class ServiceLoop: @unchecked Sendable {
 
     private func receive(_ wsi: OpaquePointer, _ input: UnsafeMutableRawPointer?, _ length: Int) -> Int32 {
         let id = ConnectionID(rawValue: rm_connection_id(wsi))
-        guard var assembler = serviceThreadAssemblers[id] else { return -1 }
         let bytes = UnsafeRawBufferPointer(start: input, count: input == nil ? 0 : length)
-        let output = assembler.feed(
-            bytes, isFinal: lws_is_final_fragment(wsi) != 0, binary: lws_frame_is_binary(wsi) != 0,
-            remainingInFrame: Int(lws_remaining_packet_payload(wsi)))
-        serviceThreadAssemblers[id] = assembler
+        // NB: fed in place through the dictionary's subscript. A local copy (`var assembler =
+        // dictionary[id]`, feed, store back) shares the buffer with the dictionary's copy, so
+        // every fragment copied the whole message so far: quadratic (16 MB took 16.5 s).
+        guard
+            let output = serviceThreadAssemblers[id]?.feed(
+                bytes, isFinal: lws_is_final_fragment(wsi) != 0, binary: lws_frame_is_binary(wsi) != 0,
+                remainingInFrame: Int(lws_remaining_packet_payload(wsi)))
+        else { return -1 }
         switch output {
         case .incomplete:
             return 0
@@ -745,8 +748,15 @@ final class ServiceLoop: @unchecked Sendable {
         case .notFound:
             return respond(wsi, .text(404, "not found\n"), completeTransaction: true) ? 0 : -1
         case .file(let file, let contentType):
+            guard let descriptor = StaticFiles.openRegularFile(file) else {
+                return respond(wsi, .text(404, "not found\n"), completeTransaction: true) ? 0 : -1
+            }
+            // lws opens the file itself (blocking): hand it the descriptor we checked, through
+            // /proc/self/fd, so it opens that very regular file and nothing else.
+            defer { _ = Glibc.close(descriptor) }
             let extra = "X-Content-Type-Options: nosniff\r\nCache-Control: no-cache\r\n"
-            let result = lws_serve_http_file(wsi, file, contentType, extra, Int32(extra.utf8.count))
+            let result = lws_serve_http_file(
+                wsi, "/proc/self/fd/\(descriptor)", contentType, extra, Int32(extra.utf8.count))
             if result < 0 || (result > 0 && lws_http_transaction_completed(wsi) != 0) { return -1 }
             return 0
         }
