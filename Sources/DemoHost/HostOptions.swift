@@ -38,6 +38,17 @@ public struct HostOptions: Sendable {
             FlagSpec("max-message-bytes", value: "N", help: "largest accepted message (default 65536)"),
             FlagSpec("rate", value: "N", help: "messages a second one connection may send (default 100)"),
             FlagSpec("burst", value: "N", help: "messages one connection may send at once above --rate (default 200)"),
+            FlagSpec(
+                "token-file", value: "PATH",
+                help: "JSON file of tokens, each with the name and groups it grants (docs/security.md)"),
+            FlagSpec("max-sessions", value: "N", help: "sessions alive at once, connected or retained (default 10000)"),
+            FlagSpec(
+                "max-sessions-per-address", value: "N",
+                help: "sessions alive at once from one client address (default 64)"
+            ),
+            FlagSpec(
+                "max-retained-sessions", value: "N",
+                help: "sessions kept for resume without a connection; past it the oldest end early (default 2000)"),
             FlagSpec("upload-window", value: "N", help: "upload chunks a client may keep unacknowledged (default 8)"),
             FlagSpec(
                 "upload-rate", value: "BYTES", help: "upload bytes a second per connection (default 33554432: 32 MiB)"),
@@ -102,6 +113,16 @@ public struct HostOptions: Sendable {
         options.host.helloTimeoutSeconds = try flags.seconds("hello-timeout") ?? 10
         options.host.messagesPerSecond = Double(try flags.int("rate", in: 1...1_000_000) ?? 100)
         options.host.messageBurst = Double(try flags.int("burst", in: 1...1_000_000) ?? 200)
+        if let path = flags.string("token-file") {
+            do {
+                options.host.tokenGrants = try TokenGrant.load(path: path)
+            } catch {
+                throw FlagError.invalidValue(flag: "token-file", value: path, expected: "\(error)")
+            }
+        }
+        options.host.maxSessions = try flags.int("max-sessions", in: 1...10_000_000) ?? 10_000
+        options.host.maxSessionsPerAddress = try flags.int("max-sessions-per-address", in: 1...10_000_000) ?? 64
+        options.host.maxRetainedSessions = try flags.int("max-retained-sessions", in: 0...10_000_000) ?? 2_000
         options.host.uploadWindow = try flags.int("upload-window", in: 1...1_024) ?? 8
         options.host.uploadBytesPerSecond = try flags.int("upload-rate", in: 1_024...Int(Int32.max)) ?? 32 * 1_048_576
         options.host.maxUploadMemoryBytes = try flags.int("max-upload-memory", in: 0...(1 << 40)) ?? 64 * 1_048_576

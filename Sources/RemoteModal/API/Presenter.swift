@@ -7,6 +7,8 @@ public struct Presenter: Sendable {
 
     let target: Target
     let core: HostCore
+    /// The session on whose behalf a group presentation is made, if known.
+    var requester: Session?
 
     /// On one session (its every connection shows it; the first answer wins). A session
     /// that is disconnected but within retention gets it when it resumes.
@@ -18,12 +20,18 @@ public struct Presenter: Sendable {
 
     /// On every connected session of a group at once: the first answer wins and the
     /// others get `dismiss` `superseded`.
+    ///
+    /// Each member may have at most `maxPendingModalsPerSession` group presentations
+    /// pending per requesting session (`requestedBy`), so one requester cannot fill
+    /// another member's screen; without a requester they count against the member's own
+    /// limit.
     /// - Parameters:
     ///   - name: The group name clients give in `hello`.
     ///   - host: The host whose sessions to use.
+    ///   - requester: The session on whose behalf this is asked, if any.
     /// - Returns: The presenter.
-    public static func group(_ name: String, on host: ModalHost) -> Presenter {
-        Presenter(target: .group(name), core: host.core)
+    public static func group(_ name: String, on host: ModalHost, requestedBy requester: Session? = nil) -> Presenter {
+        Presenter(target: .group(name), core: host.core, requester: requester)
     }
 
     /// On every connected session of the group `session` belongs to (or on `session`
@@ -32,6 +40,6 @@ public struct Presenter: Sendable {
     /// - Returns: The presenter.
     public static func sameGroup(as session: Session) -> Presenter {
         guard let group = session.client.group else { return .session(session) }
-        return Presenter(target: .group(group), core: session.core)
+        return Presenter(target: .group(group), core: session.core, requester: session)
     }
 }

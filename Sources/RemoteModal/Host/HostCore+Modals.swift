@@ -60,13 +60,22 @@ extension HostCore {
             callbacks.failed(RemoteModalError.unsupported)
             return nil
         }
-        guard targets.allSatisfy({ $0.pending.count < configuration.maxPendingModalsPerSession }) else {
+        let limit = configuration.maxPendingModalsPerSession
+        let withinLimits: (SessionState) -> Bool
+        if case .group = presenter.target, let requester = presenter.requester?.id {
+            // Per requester, with a host-wide backstop of 16 times the limit per member.
+            withinLimits = { $0.pendingCount(requestedBy: requester) < limit && $0.pending.count < limit * 16 }
+        } else {
+            withinLimits = { $0.pending.count < limit }
+        }
+        guard targets.allSatisfy(withinLimits) else {
             callbacks.failed(RemoteModalError.tooManyPending)
             return nil
         }
         let presentation = Presentation(
             description: description, callbacks: callbacks, rules: rules, presentedAt: clock.now,
             uploadBudget: uploadBudget)
+        if case .group = presenter.target { presentation.requesterID = presenter.requester?.id }
         evaluateTextFieldRules(presentation)
         // An action ruled by a host-side sequence stays disabled until the sequence speaks.
         for (index, rule) in rules.enumerated() where index < presentation.actionStates.count {
@@ -80,7 +89,7 @@ extension HostCore {
                 .present(
                     seq: $0, id: modalID, modal: presentation.currentDescription, uploads: uploadOffer(presentation))
             }
-            logger.info("session \(session.shortID): present \(modalID) (\(description.kind))")
+            logger.debug("session \(session.shortID): present \(modalID) (\(description.kind))")
         }
         metrics.update { $0.presented += 1 }
         if let timeout {
@@ -128,6 +137,7 @@ extension HostCore {
     /// Ends a presentation everywhere: `reason` for the answering session (or every
     /// target), `superseded` for the other sessions of a group.
     func finish(_ presentation: Presentation, answeredBy: SessionState?, reason: DismissReason) {
+        executor.assertInExecutor()
         guard !presentation.finished else { return }
         presentation.finished = true
         presentation.timeout?.dispose()
@@ -145,7 +155,7 @@ extension HostCore {
             session.recordEnded(modalID, sessionReason)
             broadcast(session) { .dismiss(seq: $0, id: modalID, reason: sessionReason) }
             metrics.update { $0.dismissed[sessionReason, default: 0] += 1 }
-            logger.info("session \(session.shortID): dismiss \(modalID) (\(sessionReason.rawValue))")
+            logger.debug("session \(session.shortID): dismiss \(modalID) (\(sessionReason.rawValue))")
         }
     }
 
@@ -250,7 +260,7 @@ extension HostCore {
         let delay = max(0, next.due - clock.now.timeIntervalSince1970)
         connection.ackTimer = clock.schedule(after: .seconds(delay)) { [weak self] in
             guard let self else { return }
-            queue.async {
+            perform {
                 connection.ackTimer = nil
                 guard self.connections[connection.id] === connection else { return }
                 // The first is what the timer waited for (a coarse clock may fire a little
@@ -269,7 +279,22 @@ extension HostCore {
 
     /// Decides whether a `result` is acceptable: its shape, its uploads, the API's check.
     func decideResult(_ value: JSONValue, for presentation: Presentation) throws(ProtocolError) -> AnswerDecision {
+        if case .webAuthentication(_, let callbackURL, nil) = presentation.description, callbackURL != nil {
+            throw ProtocolError(
+                .badMessage, "this web authentication is answered by its callback URL, not by a result",
+                ref: "result")
+        }
+        // The last state the client was told must allow the action (`bad_message`, v1), and
+        // an action ruled by the text fields must also pass its rule on the result's own
+        // text fields (`action_disabled`): `input` only drives the live `update`s.
         let answer = try presentation.description.validateResult(value, enabled: presentation.actionStates)
+        if case .action(let index, let textFields) = answer, index < presentation.rules.count,
+            case .textFields(let predicate) = presentation.rules[index], !predicate(textFields)
+        {
+            throw ProtocolError(
+                .actionDisabled, "action \(index) is disabled for these text fields (its rule refuses them)",
+                ref: "result")
+        }
         if let message = presentation.callbacks.check?(answer) {
             throw ProtocolError(.badMessage, message, ref: "result")
         }

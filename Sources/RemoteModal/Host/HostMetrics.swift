@@ -16,6 +16,8 @@ final class HostMetrics: Sendable {
         var resolved = 0
         var dismissed: [DismissReason: Int] = [:]
         var errors: [ErrorCode: Int] = [:]
+        var sessionsEvicted = 0
+        var admissionsRefused: [String: Int] = [:]
         var uploadBytes = 0
         var uploadChunksRefused = 0
         var uploadMemoryBytes = 0
@@ -74,6 +76,14 @@ final class HostMetrics: Sendable {
                 ("{event=\"resumed\"}", "\(counters.sessionsResumed)"),
                 ("{event=\"expired\"}", "\(counters.sessionsExpired)"),
             ])
+        metric(
+            "remote_modal_sessions_evicted_total", "counter", "Retained sessions ended early to admit others.",
+            [("", "\(counters.sessionsEvicted)")])
+        metric(
+            "remote_modal_sessions_refused_total", "counter", "New sessions refused (close 1013), by reason.",
+            ["too many sessions from this address", "host at session capacity"].map {
+                ("{reason=\"\($0)\"}", "\(counters.admissionsRefused[$0] ?? 0)")
+            })
         metric("remote_modal_modals_presented_total", "counter", "Modals presented.", [("", "\(counters.presented)")])
         metric("remote_modal_modals_resolved_total", "counter", "Modals answered.", [("", "\(counters.resolved)")])
         metric(

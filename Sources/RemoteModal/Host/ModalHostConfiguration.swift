@@ -28,6 +28,20 @@ public struct ModalHostConfiguration: Sendable {
     /// The folder for spool files, or `nil` for a folder of this process's own under the
     /// system's temporary directory. Spool files in it are removed at start and at shutdown.
     public var spoolDirectory: String?
+    /// The most sessions alive at once (connected or retained). Past it a new session
+    /// first evicts the oldest retained one (nothing pending first); with none to evict,
+    /// the connection is closed 1013 "host at session capacity".
+    public var maxSessions = 10_000
+    /// The most sessions alive at once from one client address (see
+    /// `ConnectionInfo.clientAddress`). Past it the address's oldest retained session is
+    /// evicted; with none, close 1013 "too many sessions from this address".
+    public var maxSessionsPerAddress = 64
+    /// The most sessions kept without a connection (retained for resume). Past it the
+    /// oldest retained session is ended early, those with nothing pending first.
+    public var maxRetainedSessions = 2_000
+    /// Token grants (`--token-file`): each token's name and groups. With grants (or
+    /// `accessToken`) a `hello` without a known token is refused.
+    public var tokenGrants: [TokenGrant] = []
     /// The access token clients must send in `hello`, or `nil` for none.
     public var accessToken: String?
     /// The public base URL of the host (`http://127.0.0.1:8080`), for callback URLs.
