@@ -111,6 +111,8 @@ final class ServiceLoop: @unchecked Sendable {
 
     let role: Role
     let handlers: LoopHandlers
+    /// Application work that runs on this loop (the host's executor), if any.
+    let executor: LoopExecutor?
     let logger: Logger
     private let shared = Locked(Shared())
     private let nextID = Atomic<UInt64>(1)
@@ -146,9 +148,10 @@ final class ServiceLoop: @unchecked Sendable {
     private let retryPolicy: UnsafeMutablePointer<lws_retry_bo_t>
     private var cStrings: [UnsafeMutablePointer<CChar>] = []
 
-    init(role: Role, handlers: LoopHandlers, logger: Logger) {
+    init(role: Role, handlers: LoopHandlers, logger: Logger, executor: LoopExecutor? = nil) {
         self.role = role
         self.handlers = handlers
+        self.executor = executor
         self.logger = logger
         let name: String
         switch role {
@@ -204,12 +207,14 @@ final class ServiceLoop: @unchecked Sendable {
             do {
                 let context = try createContext()
                 contextPointer.withLock { $0 = ContextHandle(pointer: context) }
+                executor?.loopStarted { [weak self] in self?.wake() }
                 started.signal()
                 while !serviceThreadExit {
                     if lws_service(context, 0) < 0 { break }
                 }
                 contextPointer.withLock { $0 = nil }
                 lws_context_destroy(context)
+                executor?.loopExited()
             } catch {
                 failure.withLock { $0 = error }
                 started.signal()
@@ -445,6 +450,8 @@ final class ServiceLoop: @unchecked Sendable {
                     return (shared.wake, shared.connects, shared.slowConsumers, shared.stopping, shared.forceExit)
                 }
         for request in connects { startClientConnection(request) }
+        // The application's queued work first: what it sends joins this turn's writes.
+        executor?.runPending()
         for id in wake {
             if let wsi = serviceThreadWSIs[id] { lws_callback_on_writable(wsi) }
         }
@@ -555,6 +562,8 @@ final class ServiceLoop: @unchecked Sendable {
         let id = ConnectionID(rawValue: rm_connection_id(wsi))
         let (item, more): (OutgoingItem?, Bool) = shared.withLock { shared in
             let item = shared.queues[id]?.popFirst()
+            // Counted here, in the same lock (a failed write closes the connection anyway).
+            if case .message = item { shared.stats.messagesSent += 1 }
             return (item, !(shared.queues[id]?.isEmpty ?? true))
         }
         switch item {
@@ -572,7 +581,6 @@ final class ServiceLoop: @unchecked Sendable {
                 written = data.withUnsafeBytes { write(wsi, $0, LWS_WRITE_BINARY) }
             }
             guard written else { return -1 }
-            shared.withLock { $0.stats.messagesSent += 1 }
             if more { lws_callback_on_writable(wsi) }
             return 0
         }

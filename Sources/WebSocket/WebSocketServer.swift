@@ -34,12 +34,13 @@ public final class WebSocketServer: Sendable {
         route: @escaping HTTPRoute = { _ in nil },
         onOpen: @escaping OpenHandler = { _, _ in },
         onMessage: @escaping MessageHandler,
-        onClose: @escaping CloseHandler = { _, _, _ in }
+        onClose: @escaping CloseHandler = { _, _, _ in },
+        executor: LoopExecutor? = nil
     ) throws {
         self.configuration = configuration
         LibraryLog.install(level: configuration.libraryLogLevel, logger: Logger(label: "lws"))
         let handlers = LoopHandlers(opened: onOpen, message: onMessage, closed: onClose, route: route)
-        loop = ServiceLoop(role: .server(configuration), handlers: handlers, logger: logger)
+        loop = ServiceLoop(role: .server(configuration), handlers: handlers, logger: logger, executor: executor)
         try loop.start()
         logger.info(
             "listening on \(configuration.tls == nil ? "http" : "https")://\(configuration.host):\(loop.port)")

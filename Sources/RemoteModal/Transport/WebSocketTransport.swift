@@ -8,6 +8,10 @@ public final class WebSocketTransport: HostTransport {
     private let configuration: WebSocketServerConfiguration
     private let logger: Logger
     private let server = Locked<WebSocketServer?>(nil)
+    private let loopExecutor = LoopExecutor()
+
+    /// The server's service loop: the host runs there, with no thread hop per message.
+    public var executor: (any HostExecutor)? { loopExecutor }
 
     /// Creates the transport; it listens once `start` is called.
     /// - Parameters:
@@ -27,7 +31,7 @@ public final class WebSocketTransport: HostTransport {
     public func start(events: TransportEvents) throws {
         let started = try WebSocketServer(
             configuration: configuration, logger: logger, route: events.route, onOpen: events.opened,
-            onMessage: events.message, onClose: events.closed)
+            onMessage: events.message, onClose: events.closed, executor: loopExecutor)
         server.withLock { $0 = started }
     }
 
@@ -56,3 +60,5 @@ public final class WebSocketTransport: HostTransport {
     /// Transport counters.
     public var stats: TransportStats { server.withLock { $0?.stats } ?? TransportStats() }
 }
+
+extension LoopExecutor: HostExecutor {}

@@ -1,0 +1,111 @@
+import Dispatch
+import Foundation
+import Locking
+import Synchronization
+
+/// Runs work on a server's service loop, as a swift-nio event loop does: the thread that
+/// does the I/O also runs the application's state changes, so events need no hop and
+/// frames produced in a turn go out without a wake-up.
+///
+/// Work from other threads is queued and wakes the loop once per batch
+/// (`lws_cancel_service`). Before the loop starts, work runs at once on the caller (nothing
+/// else runs yet); after it has exited, work runs on a serial fallback queue, in order, so
+/// a host can still be shut down and released.
+public final class LoopExecutor: Sendable {
+    private enum Phase {
+        case notStarted
+        case running
+        case exited
+    }
+
+    private struct State {
+        var phase = Phase.notStarted
+        var tasks: [@Sendable () -> Void] = []
+        var wake: (@Sendable () -> Void)?
+    }
+
+    private let state = Locked(State())
+    private let loopThread = Atomic<UInt>(0)
+    private let fallback = DispatchQueue(label: "remote-modal.loop-fallback")
+    private let fallbackKey = DispatchSpecificKey<Bool>()
+
+    /// Creates an executor; a `WebSocketServer` created with it runs its work.
+    public init() {
+        fallback.setSpecific(key: fallbackKey, value: true)
+    }
+
+    /// Whether the calling thread is the executor's now: the service thread while the loop
+    /// runs (before it starts, any caller; after it exits, the fallback queue).
+    public var inExecutor: Bool {
+        if loopThread.load(ordering: .acquiring) == UInt(pthread_self()) { return true }
+        switch state.withLock({ $0.phase }) {
+        case .notStarted: return true
+        case .running: return false
+        case .exited: return DispatchQueue.getSpecific(key: fallbackKey) == true
+        }
+    }
+
+    /// Runs `work` on the loop soon, after work queued before it.
+    /// - Parameter work: The work; it must not block (the loop's I/O waits for it).
+    public func execute(_ work: @escaping @Sendable () -> Void) {
+        enum Route {
+            case now
+            case queued(wake: (@Sendable () -> Void)?)
+            case fallback
+        }
+        let route: Route = state.withLock { state in
+            switch state.phase {
+            case .notStarted:
+                return .now
+            case .running:
+                state.tasks.append(work)
+                // One wake-up covers every task added before the loop takes the list.
+                return .queued(wake: state.tasks.count == 1 ? state.wake : nil)
+            case .exited:
+                return .fallback
+            }
+        }
+        switch route {
+        case .now: work()
+        case .queued(let wake): wake?()
+        case .fallback: fallback.async(execute: work)
+        }
+    }
+
+    // MARK: The loop's side (service thread)
+
+    /// The loop starts on the calling thread; `wake` interrupts its wait.
+    func loopStarted(wake: @escaping @Sendable () -> Void) {
+        loopThread.store(UInt(pthread_self()), ordering: .releasing)
+        let pending = state.withLock { state -> Bool in
+            state.phase = .running
+            state.wake = wake
+            return !state.tasks.isEmpty
+        }
+        if pending { wake() }
+    }
+
+    /// Runs the work queued so far (called once per loop turn that was woken).
+    func runPending() {
+        let tasks = state.withLock { state -> [@Sendable () -> Void] in
+            defer { state.tasks.removeAll(keepingCapacity: true) }
+            return state.tasks
+        }
+        for task in tasks { task() }
+    }
+
+    /// The loop has stopped: later work goes to the fallback queue, and work still queued
+    /// runs there first, in order.
+    func loopExited() {
+        let tasks = state.withLock { state -> [@Sendable () -> Void] in
+            state.phase = .exited
+            state.wake = nil
+            defer { state.tasks = [] }
+            return state.tasks
+        }
+        loopThread.store(0, ordering: .releasing)
+        fallback.sync {
+            for task in tasks { task() }
+        }
+    }
+}
