@@ -53,7 +53,8 @@ let package = Package(
             swiftSettings: strict),
         .executableTarget(
             name: "ModalHost", dependencies: ["DemoHost", "RemoteModal", "WebSocket", "Logging"], swiftSettings: strict),
-        .target(name: "Bench", dependencies: ["WebSocket", "Logging", "Locking"], swiftSettings: strict),
+        .target(
+            name: "Bench", dependencies: ["ModalProtocol", "WebSocket", "Logging", "Locking"], swiftSettings: strict),
         .target(
             name: "Kiosk", dependencies: ["ModalProtocol", "WebSocket", "Logging", "Locking", "QRCode"],
             swiftSettings: strict),
