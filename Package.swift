@@ -98,6 +98,7 @@ let package = Package(
         .testTarget(
             name: "KioskTests", dependencies: ["Kiosk", "ModalProtocol", "Locking", "QRCode"], swiftSettings: strict),
         .testTarget(name: "FlagsTests", dependencies: ["Flags"], swiftSettings: strict),
+        .testTarget(name: "BenchTests", dependencies: ["Bench", "ModalProtocol"], swiftSettings: strict),
         .testTarget(name: "WebSocketTests", dependencies: ["WebSocket", "Logging", "Locking"], swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]

@@ -7,7 +7,8 @@ busy, presents the "Sign in" alert (e-mail and password fields; Cancel, and Sign
 only while the e-mail has an `@` and the password is not empty), sends `update` when `input`
 changes that, judges the `result` (shape, last known state, the rule on the result's own text
 fields), then `dismiss` `resolved`, the status ("Signed in as EMAIL" or "Sign in cancelled")
-and `controls` no longer busy. Every host message after `welcome` carries a per-session
+and `controls` no longer busy. `/metrics` counts modals presented and resolved and errors sent,
+under modal-host's names. Every host message after `welcome` carries a per-session
 `seq`; malformed messages get the protocol's `error` codes and 20 in a row close with 1008.
 
 A generous peer: no resume, retention, rate limit, token or origin check, and only `signIn`
@@ -18,6 +19,7 @@ Usage: python_demo.py PORT
 """
 import asyncio
 import collections
+import http
 import json
 import secrets
 import sys
@@ -35,6 +37,9 @@ SIGN_IN = {"kind": "alert", "title": "Sign in", "message": "Please sign in",
 FAILURE_CODES = {"cancelled", "unsupported", "denied", "failed"}
 MAX_ERRORS_IN_A_ROW = 20
 ENDED_IDS_KEPT = 64
+# What /metrics reports, under the names modal-host uses.
+counters = {"remote_modal_modals_presented_total": 0, "remote_modal_modals_resolved_total": 0,
+            "remote_modal_errors_total": 0}
 
 
 def dumps(message):
@@ -93,12 +98,14 @@ class Session:
         ident = f"m{self.modals}"
         pending = self.pending[ident] = Pending(modal, rules)
         await self.send("present", id=ident, modal=modal)
+        counters["remote_modal_modals_presented_total"] += 1
         try:
             return await pending.answer
         finally:
             del self.pending[ident]
             self.ended.append(ident)
             if not pending.answer.cancelled():  # a result or failure was accepted
+                counters["remote_modal_modals_resolved_total"] += 1
                 await self.send("dismiss", id=ident, reason="resolved")
 
     def tap(self, control):
@@ -185,6 +192,7 @@ class Session:
 
 
 async def refuse(ws, session, refused):
+    counters["remote_modal_errors_total"] += 1
     error = {"type": "error"}
     if session:
         session.seq += 1
@@ -248,9 +256,15 @@ async def serve_connection(ws):
                 task.cancel()
 
 
+async def process_request(connection, request):
+    if request.path == "/metrics":
+        return connection.respond(http.HTTPStatus.OK, "".join(f"{name} {value}\n" for name, value in counters.items()))
+    return None
+
+
 async def main(port):
     async with serve(serve_connection, "127.0.0.1", port, subprotocols=["remote-modal.v1"], max_queue=None,
-                     ping_interval=None, backlog=4096) as server:
+                     ping_interval=None, process_request=process_request, backlog=4096) as server:
         await server.serve_forever()
 
 
