@@ -50,7 +50,8 @@ do {
               resume     label, resumes, reconnect-to-present p50, p99, max
             cycle: the demo host's sign-in cycle (PROTOCOL.md): tap signIn, expect controls (busy), present,
               answer Cancel, expect dismiss, status "Sign in cancelled", controls (idle), in any order but the
-              busy controls before the idle ones; any error or other message fails the run (exit 2). Run modal-host with --rate and --burst raised.
+              busy controls before the idle ones; any error or other message fails the run (exit 2).
+              Run modal-host with --rate and --burst raised.
             """)
         exit(0)
     }

@@ -220,3 +220,28 @@ def test_the_python_peer_speaks_the_demo_hosts_sign_in_protocol():
     for expected in ['"code": "bad_message"', '"code": "action_disabled"', '"code": "unknown_modal"',
                      '"text": "Signed in as ann@example.com"', '"type": "update"', '"reason": "resolved"']:
         assert expected in flat
+
+
+def test_bench_cycle_writes_its_section_and_keeps_the_others(tmp_path):
+    sys.path.insert(0, os.path.join(ROOT, "Bench"))
+    import cycle
+    path = tmp_path / "benchmarks.md"
+    path.write_text("# Benchmarks\n\n## Before\n\nkept\n\n" + cycle.MARKERS[0] + "\nold\n" + cycle.MARKERS[1]
+                    + "\n\n## After\n\nkept too\n")
+    rows = []
+    for sessions in (1, 100):
+        for impl, cpu in [("default", 50.0), ("warning", 40.0), ("python", 260.0), ("bridge", 30.0),
+                          ("lws-echo", 10.0)]:
+            rows.append({"impl": impl, "sessions": sessions, "per_second": 1000.0,
+                         "p50": 50.0 if impl == "lws-echo" else 100.0, "p99": 200.0,
+                         "cpu_us": cpu, "log_lines_per_cycle": 0.5 if impl == "default" else None})
+    args = type("Args", (), {"sessions": [1, 100], "seconds": 5.0, "command": "scripts/bench-cycle"})()
+    cycle.write_section(str(path), cycle.markdown(args, rows))
+    cycle.write_section(str(path), cycle.markdown(args, rows))  # a second run replaces, not appends
+    text = path.read_text()
+    assert "kept\n" in text and "kept too" in text and "old" not in text
+    assert text.count(cycle.MARKERS[0]) == 1 and text.count(cycle.MARKERS[1]) == 1
+    assert "at least 5x less than the Python peer's: **met** (5.20x" in text
+    assert "at most 1.3x the raw libwebsockets echo's: **not met** (2.00x" in text
+    assert "| 100 | default (info) | 5.20x | 1.00x | 1.00x |" in text
+    assert "raw echo's per two frames (100 sessions): **not met** (3.00x" in text
