@@ -73,8 +73,10 @@ def test_round_trips_are_answered_and_reported_by_both_sides(modal_server):
 
 def test_storm_welcomes_every_client(modal_server):
     _, url = modal_server
-    fields = bench("storm", "--url", url, "--count", "60")
-    assert int(fields[1]) == 60
+    # More than the host's default sessions per address (64): bench-host raises it, as the
+    # 100- and 1,000-session cells of scripts/bench-modal need.
+    fields = bench("storm", "--url", url, "--count", "100")
+    assert int(fields[1]) == 100
 
 
 def test_resume_re_presents_the_pending_alert():
