@@ -26,7 +26,8 @@ from processes import free_port, wait_port
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PAYLOAD = 160  # bytes, as scripts/bench-modal's floors
 # The demo host's per-connection limits, raised so that they are not what is measured.
-RAISED = ["--rate", "1000000", "--burst", "1000000", "--max-sessions-per-address", "20000"]
+RAISED = ["--rate", "1000000", "--burst", "1000000", "--max-sessions-per-address", "20000",
+          "--max-connections-per-address", "20000"]
 NAMES = {"default": "modal-host, default log level", "warning": "modal-host, `--log-level warning`",
          "python": "Python `websockets` demo peer", "bridge": "bench-host modal round trip",
          "lws-echo": "floor: raw libwebsockets echo"}
@@ -139,7 +140,8 @@ def markdown(args, rows):
              "again: 2 frames in, 5 out. Any `error` or other message fails the run. Latency is from the tap to the "
              "cycle's last message. `modal-host` is the release build run as "
              f"`modal-host --port P {' '.join(RAISED)} [--log-level warning]` (the per-connection rate limit and the "
-             "sessions per address raised so that they are not what is measured), its log written to a file; the "
+             "sessions and connections per address raised so that they are not what is measured), its log written "
+             "to a file; the "
              "Python peer is `Bench/python_demo.py` (plain `websockets`; no resume, rate limit or retention).", "",
              "*Server CPU* is the server process's utime + stime from `/proc/PID/stat`, read at the edges of the "
              "measured window, divided by what completed in it: a cycle, a modal round trip of `bench-host` "

@@ -118,7 +118,8 @@ def test_c_floors_echo_everything(tmp_path):
         server.wait(10)
 
 
-RAISED = ["--rate", "1000000", "--burst", "1000000", "--max-sessions-per-address", "1000"]
+RAISED = ["--rate", "1000000", "--burst", "1000000", "--max-sessions-per-address", "1000",
+          "--max-connections-per-address", "1000"]
 
 
 @pytest.fixture(params=["modal-host", "python"])

@@ -47,16 +47,32 @@ extension HostCore {
         switch presenter.target {
         case .session(let handle):
             candidates = sessions[handle.id].map { [$0] } ?? []
+        case .sessionID(let id):
+            candidates = sessions[id].map { [$0] } ?? []
         case .group(let name):
             candidates = sessions.values.filter { $0.client.group == name && !$0.connections.isEmpty }
                 .sorted { $0.id < $1.id }
         }
-        guard !candidates.isEmpty else {
+        // In a cluster, the candidates on other hosts (pickers and web authentication stay
+        // on this host: uploads and callbacks do not cross hosts).
+        var remote: [(String, [ClusterMember])] = []
+        switch remoteCandidates(for: presenter.target) {
+        case .failure(let error):
+            callbacks.failed(error)
+            return nil
+        case .success(let found):
+            remote = description.staysOnHost ? [] : found
+        }
+        guard !candidates.isEmpty || !remote.isEmpty else {
             callbacks.failed(RemoteModalError.missingPresenter)
             return nil
         }
         let targets = candidates.filter { $0.capabilities.contains(description.capability) }
-        guard !targets.isEmpty else {
+        let remoteTargets = remote.compactMap { host, members -> (String, [ClusterMember])? in
+            let capable = members.filter { $0.capabilities.contains(description.capability) }
+            return capable.isEmpty ? nil : (host, capable)
+        }
+        guard !targets.isEmpty || !remoteTargets.isEmpty else {
             callbacks.failed(RemoteModalError.unsupported)
             return nil
         }
@@ -81,17 +97,8 @@ extension HostCore {
         for (index, rule) in rules.enumerated() where index < presentation.actionStates.count {
             if case .observable = rule { presentation.actionStates[index] = false }
         }
-        for session in targets {
-            let modalID = session.allocateModalID()
-            presentation.targets.append((session, modalID))
-            session.addPending(modalID, presentation)
-            broadcast(session) {
-                .present(
-                    seq: $0, id: modalID, modal: presentation.currentDescription, uploads: uploadOffer(presentation))
-            }
-            logger.debug("session \(session.shortID): present \(modalID) (\(description.kind))")
-        }
-        metrics.update { $0.presented += 1 }
+        show(presentation, on: targets)
+        presentRemotely(presentation, target: presenter.target, on: remoteTargets)
         if let timeout {
             presentation.timeout = clock.schedule(after: timeout) { [weak self] in
                 guard let self else { return }
@@ -110,6 +117,21 @@ extension HostCore {
                 }))
         }
         return presentation
+    }
+
+    /// Sends a new presentation to the sessions that show it here.
+    func show(_ presentation: Presentation, on targets: [SessionState]) {
+        for session in targets {
+            let modalID = session.allocateModalID()
+            presentation.targets.append((session, modalID))
+            session.addPending(modalID, presentation)
+            broadcast(session) {
+                .present(
+                    seq: $0, id: modalID, modal: presentation.currentDescription, uploads: uploadOffer(presentation))
+            }
+            logger.debug("session \(session.shortID): present \(modalID) (\(presentation.description.kind))")
+        }
+        metrics.update { $0.presented += 1 }
     }
 
     private func evaluateTextFieldRules(_ presentation: Presentation) {
@@ -157,11 +179,13 @@ extension HostCore {
             metrics.update { $0.dismissed[sessionReason, default: 0] += 1 }
             logger.debug("session \(session.shortID): dismiss \(modalID) (\(sessionReason.rawValue))")
         }
+        if presentation.cluster != nil { clusterFinished(presentation, answeredBy: answeredBy, reason: reason) }
     }
 
     /// Accepts the first answer for a pending modal; later ones are ignored silently.
+    /// `wire` is what the client sent, for an answer that must cross hosts.
     func answer(
-        _ id: String, in session: SessionState, ref: String,
+        _ id: String, in session: SessionState, ref: String, wire: ClusterAnswerWire,
         _ decide: (Presentation) throws(ProtocolError) -> AnswerDecision
     ) -> ProtocolError? {
         guard session.wasPresented(id) else {
@@ -180,6 +204,11 @@ extension HostCore {
             decision = try decide(presentation)
         } catch {
             return error
+        }
+        if presentation.cluster != nil {
+            // Shown on several hosts: the first answer anywhere wins, decided in the backplane.
+            clusterAnswer(presentation, by: session, decision: decision, wire: wire)
+            return nil
         }
         finish(presentation, answeredBy: session, reason: .resolved)
         metrics.update { $0.resolved += 1 }

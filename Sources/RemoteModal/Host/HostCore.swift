@@ -37,6 +37,8 @@ final class HostCore: @unchecked Sendable {
     var disconnects = 0
     var trimTimer: (any Disposable)?
     var stopped = false
+    /// The cluster state when the host is part of one (`configuration.cluster`).
+    let cluster: ClusterState?
 
     init(
         configuration: ModalHostConfiguration, transport: any HostTransport, clock: any SchedulerType,
@@ -47,6 +49,7 @@ final class HostCore: @unchecked Sendable {
         self.clock = clock
         self.executor = executor
         self.logger = logger
+        cluster = configuration.cluster.map(ClusterState.init)
         uploadBudget = UploadBudget(
             maxMemory: configuration.maxUploadMemoryBytes, maxReserved: configuration.maxUploadSpoolBytes,
             spool: SpoolDirectory(path: configuration.spoolDirectory))
@@ -93,6 +96,7 @@ final class HostCore: @unchecked Sendable {
                     perform { self.closed(id, code) }
                 },
                 route: { [weak self] request in self?.route(request) }))
+        startCluster()
     }
 
     func addRoute(prefix: String, _ route: @escaping HTTPRoute) {
@@ -152,6 +156,7 @@ final class HostCore: @unchecked Sendable {
         guard let session = connection.session else { return }
         session.connections.removeAll { $0 == id }
         logger.info("session \(session.shortID): connection \(id) closed (\(code))")
+        if session.connections.isEmpty { clusterMembershipChanged() }
         if session.connections.isEmpty, session.alive, !stopped {
             disconnects += 1
             session.disconnectOrder = disconnects
@@ -266,6 +271,7 @@ final class HostCore: @unchecked Sendable {
             session.capabilities = Set(hello.capabilities)
             session.connections.append(connection.id)
             connection.phase = .joined(session)
+            clusterMembershipChanged()
             metrics.update { $0.sessionsResumed += 1 }
             logger.info(
                 "session \(session.shortID) resumed by \(logSafe(client.kind)) \(logSafe(client.name))"
@@ -310,6 +316,7 @@ final class HostCore: @unchecked Sendable {
         transport.send(
             HostMessage.welcome(session: id, resumed: false, retentionSeconds: retentionSeconds).encode(),
             to: connection.id)
+        clusterMembershipChanged()
         newSessions.onNext(handle)
         return nil
     }
@@ -323,11 +330,11 @@ final class HostCore: @unchecked Sendable {
         case .hello:
             return nil
         case .result(let id, let value):
-            return answer(id, in: session, ref: "result") { presentation throws(ProtocolError) in
+            return answer(id, in: session, ref: "result", wire: .result(value)) { presentation throws(ProtocolError) in
                 try decideResult(value, for: presentation)
             }
         case .failure(let id, let code, let text):
-            return answer(id, in: session, ref: "failure") { _ in .failure(code, text) }
+            return answer(id, in: session, ref: "failure", wire: .failure(code, text)) { _ in .failure(code, text) }
         case .input(let id, let textFields):
             return input(id, textFields, in: session)
         case .upload(let chunk):
