@@ -34,7 +34,7 @@ public struct SignInCycle: Sendable {
         public let latency: LatencyStats
         /// Cycles completed per second in the measured window, all sessions together.
         public let cyclesPerSecond: Double
-        /// Cycles completed in the whole run, warm-up included.
+        /// Cycles completed in the whole run, warm-up and the time to close included.
         public let totalCycles: Int
         /// The server's user plus system CPU time in the window per cycle completed in it (µs),
         /// when `serverPID` was given.
@@ -131,15 +131,19 @@ public struct SignInCycle: Sendable {
         let start = nowMicros()
         state.withLock { $0.measuring = true }
         Thread.sleep(forTimeInterval: seconds)
-        let (samples, perSession, total, failure) = state.withLock { state in
+        let (samples, perSession) = state.withLock { state in
             state.measuring = false
-            return (
-                state.samples, state.cyclesInWindow, state.machines.values.reduce(0) { $0 + $1.cycles },
-                state.failure
-            )
+            return (state.samples, state.cyclesInWindow)
         }
         let elapsed = (nowMicros() - start) / 1e6
         let cpuAfter = serverPID.flatMap(processCPUSeconds(pid:))
+        // Sessions go on cycling until their connections close: count the cycles after that,
+        // so that the host's count of answered modals is at most one a session above it.
+        state.withLock { $0.stopping = true }
+        client.stop(deadline: 2)
+        let (total, failure) = state.withLock { state in
+            (state.machines.values.reduce(0) { $0 + $1.cycles }, state.failure)
+        }
         if let failure { throw WebSocketError.invalidState(failure) }
         let stalled = sessions - perSession.values.filter { $0 > 0 }.count
         guard stalled == 0 else {

@@ -45,7 +45,7 @@ do {
               idle       label, connections, server RSS KiB before, after, KiB per connection
               roundtrip  label, round trips/s, p50, p99, p99.9, host report (JSON; with --host-report),
                          server CPU per round trip (with --pid)
-              cycle      label, cycles/s, p50, p99, p99.9, cycles (warm-up included), server CPU per cycle (with --pid)
+              cycle      label, cycles/s, p50, p99, p99.9, cycles (all, until closed), server CPU per cycle (with --pid)
               storm      label, welcomed, seconds, connect-to-welcome p50, p99, max
               resume     label, resumes, reconnect-to-present p50, p99, max
             cycle: the demo host's sign-in cycle (PROTOCOL.md): tap signIn, expect controls (busy), present,
