@@ -56,7 +56,8 @@ let package = Package(
             swiftSettings: strict),
         .executableTarget(
             name: "ModalHost", dependencies: ["DemoHost", "RemoteModal", "WebSocket", "Logging"], swiftSettings: strict),
-        .target(name: "Bench", dependencies: ["WebSocket", "Logging", "Locking"], swiftSettings: strict),
+        .target(
+            name: "Bench", dependencies: ["ModalProtocol", "WebSocket", "Logging", "Locking"], swiftSettings: strict),
         .target(
             name: "Kiosk", dependencies: ["ModalProtocol", "WebSocket", "Logging", "Locking", "QRCode"],
             swiftSettings: strict),
@@ -100,6 +101,7 @@ let package = Package(
         .testTarget(
             name: "KioskTests", dependencies: ["Kiosk", "ModalProtocol", "Locking", "QRCode"], swiftSettings: strict),
         .testTarget(name: "FlagsTests", dependencies: ["Flags"], swiftSettings: strict),
+        .testTarget(name: "BenchTests", dependencies: ["Bench", "ModalProtocol"], swiftSettings: strict),
         .testTarget(name: "RedisTests", dependencies: ["Redis"], swiftSettings: strict),
         .testTarget(name: "WebSocketTests", dependencies: ["WebSocket", "Logging", "Locking"], swiftSettings: strict),
     ],

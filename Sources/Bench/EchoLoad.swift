@@ -23,6 +23,9 @@ public struct EchoLoad: Sendable {
     public var subprotocol: String? = nil
     /// Closed loop for this long (after a one-second warm-up), instead of a message count.
     public var seconds: Double?
+    /// The server process, whose CPU time over the measured window (closed loop for
+    /// `seconds`) is divided by the messages echoed in it; `nil` to skip.
+    public var serverPID: Int32?
 
     /// Creates a load description.
     /// - Parameter url: The server URL.
@@ -38,6 +41,9 @@ public struct EchoLoad: Sendable {
         public let messagesPerSecond: Double
         /// Messages sent but never echoed.
         public let lost: Int
+        /// The server's user plus system CPU time per echoed message in the measured window
+        /// (µs), when `serverPID` was given and the load ran for `seconds`.
+        public var serverCPUMicrosPerMessage: Double?
     }
 
     /// Runs the load and waits for it to finish (or `timeout` seconds).
@@ -46,9 +52,6 @@ public struct EchoLoad: Sendable {
     /// - Throws: When connections cannot be opened.
     public func run(timeout: Double = 120) throws -> Result {
         let state = LoadState(payloadBytes: payloadBytes)
-        if let seconds {
-            state.setWindow(from: 1, seconds: seconds)
-        }
         let clientBox = Locked<WebSocketClient?>(nil)
         let closedLoop = rate == nil
         let perConnection = seconds == nil ? messages : Int.max
@@ -70,6 +73,9 @@ public struct EchoLoad: Sendable {
             throw WebSocketError.invalidState("only \(state.openCount) of \(connections) connections opened")
         }
         let start = ContinuousClock.now
+        if let seconds {
+            state.setWindow(from: 1, seconds: seconds)
+        }
         let expected: Int
         if let rate {
             expected = messages
@@ -93,11 +99,18 @@ public struct EchoLoad: Sendable {
             }
         }
         if let seconds {
-            Thread.sleep(forTimeInterval: 1 + seconds)
+            Thread.sleep(forTimeInterval: 1)
+            let cpuBefore = serverPID.flatMap(processCPUSeconds(pid:))
+            Thread.sleep(forTimeInterval: seconds)
+            let cpuAfter = serverPID.flatMap(processCPUSeconds(pid:))
             state.endWindow()
             let samples = state.samples
-            return Result(
+            var result = Result(
                 latency: LatencyStats(samples: samples), messagesPerSecond: Double(samples.count) / seconds, lost: 0)
+            if let cpuBefore, let cpuAfter, !samples.isEmpty {
+                result.serverCPUMicrosPerMessage = (cpuAfter - cpuBefore) * 1e6 / Double(samples.count)
+            }
+            return result
         }
         state.waitReceived(expected, seconds: timeout)
         let elapsed = (ContinuousClock.now - start)
@@ -105,7 +118,7 @@ public struct EchoLoad: Sendable {
         let samples = state.samples
         return Result(
             latency: LatencyStats(samples: samples), messagesPerSecond: Double(samples.count) / seconds,
-            lost: expected - samples.count)
+            lost: expected - samples.count, serverCPUMicrosPerMessage: nil)
     }
 }
 

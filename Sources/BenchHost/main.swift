@@ -3,7 +3,8 @@
 //   bench-host PORT
 // Limits differ from modal-host's defaults, as a benchmark needs: the per-session rate
 // limit is 1,000,000 messages a second (one session alone answers ~10,000 modals a second)
-// and up to 19,000 connections (this machine allows 20,000 descriptors a process).
+// and up to 19,000 connections and sessions, all from one address (this machine allows
+// 20,000 descriptors a process; the client is one process on loopback).
 import DemoHost
 import Dispatch
 import Foundation
@@ -21,6 +22,8 @@ server.maxConnectionsPerAddress = 19_000
 var configuration = ModalHostConfiguration()
 configuration.messagesPerSecond = 1_000_000
 configuration.messageBurst = 1_000_000
+configuration.maxSessions = 19_000
+configuration.maxSessionsPerAddress = 19_000
 let host = ModalHost(configuration: configuration, transport: WebSocketTransport(configuration: server))
 let flow = RoundTripFlow()
 let running = flow.install(on: host)

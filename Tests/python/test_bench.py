@@ -1,7 +1,13 @@
 """The modal benchmark's parts work (scripts/bench-modal): bench-host and the Python peer
 answer modal-bench's round trips, storm and resume; the C floors echo what they get.
+The sign-in cycle's parts too (scripts/bench-cycle): modal-bench cycle against modal-host and
+Bench/python_demo.py, which speak the same protocol for that flow.
 Correctness only: no timing is asserted."""
+import asyncio
+import json
 import os
+import re
+import urllib.request
 import shutil
 import subprocess
 import sys
@@ -9,7 +15,8 @@ import time
 
 import pytest
 
-from hosts import ROOT, free_port
+from hosts import ROOT, Host, free_port
+from protocol_client import ProtocolClient
 
 DEBUG = os.path.join(ROOT, ".build", "debug")
 
@@ -28,9 +35,13 @@ def start(command, port):
     raise RuntimeError(f"{command[0]} did not come up")
 
 
+def run_bench(*arguments):
+    return subprocess.run([os.path.join(DEBUG, "modal-bench"), *arguments], capture_output=True, text=True,
+                          timeout=120)
+
+
 def bench(*arguments):
-    result = subprocess.run([os.path.join(DEBUG, "modal-bench"), *arguments], capture_output=True, text=True,
-                            timeout=120)
+    result = run_bench(*arguments)
     assert result.returncode == 0, result.stderr
     return result.stdout.strip().split("\t")
 
@@ -62,8 +73,10 @@ def test_round_trips_are_answered_and_reported_by_both_sides(modal_server):
 
 def test_storm_welcomes_every_client(modal_server):
     _, url = modal_server
-    fields = bench("storm", "--url", url, "--count", "60")
-    assert int(fields[1]) == 60
+    # More than the host's default sessions per address (64): bench-host raises it, as the
+    # 100- and 1,000-session cells of scripts/bench-modal need.
+    fields = bench("storm", "--url", url, "--count", "100")
+    assert int(fields[1]) == 100
 
 
 def test_resume_re_presents_the_pending_alert():
@@ -103,3 +116,135 @@ def test_c_floors_echo_everything(tmp_path):
     finally:
         server.kill()
         server.wait(10)
+
+
+RAISED = ["--rate", "1000000", "--burst", "1000000", "--max-sessions-per-address", "1000",
+          "--max-connections-per-address", "1000"]
+
+
+@pytest.fixture(params=["modal-host", "python"])
+def demo_server(request):
+    """The demo host (limits raised as scripts/bench-cycle raises them) or the Python peer:
+    (name, url, pid, port)."""
+    if request.param == "modal-host":
+        host = Host(*RAISED)
+        yield request.param, host.url, host.process.pid, host.port
+        host.stop()
+        return
+    port = free_port()
+    process = start([sys.executable, os.path.join(ROOT, "Bench", "python_demo.py"), str(port)], port)
+    yield request.param, f"ws://127.0.0.1:{port}/ws", process.pid, port
+    process.terminate()
+    process.wait(10)
+
+
+def metrics(port):
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5) as reply:
+        text = reply.read().decode()
+    def value(name):
+        found = re.findall(rf"^{name}(?:{{[^}}]*}})? (\d+)", text, re.M)
+        return sum(int(each) for each in found)
+    return {"resolved": value("remote_modal_modals_resolved_total"),
+            "presented": value("remote_modal_modals_presented_total"), "errors": value("remote_modal_errors_total")}
+
+
+def test_sign_in_cycles_run_and_the_host_counts_as_many(demo_server):
+    _, url, pid, port = demo_server
+    sessions = 3
+    fields = bench("cycle", "--url", url, "--sessions", str(sessions), "--seconds", "1", "--warmup", "0.3",
+                   "--pid", str(pid))
+    per_second, p50, p99, total, cpu = (float(fields[1]), float(fields[2]), float(fields[3]), int(fields[5]),
+                                        float(fields[6]))
+    assert per_second > 0 and 0 < p50 <= p99 and cpu > 0
+    # Every completed cycle is one answered modal; when the client stops, each session may have
+    # one more answered whose last messages it did not wait for.
+    counted = metrics(port)
+    assert total <= counted["resolved"] <= total + sessions, (total, counted)
+    assert counted["presented"] - counted["resolved"] <= sessions and counted["errors"] == 0
+
+
+def test_the_cycle_fails_loudly_when_the_host_answers_with_an_error():
+    host = Host()  # the default rate limit: a busy session gets rate_limited within a second
+    try:
+        result = run_bench("cycle", "--url", host.url, "--sessions", "1", "--seconds", "3", "--warmup", "0.3")
+        assert result.returncode != 0 and "rate_limited" in result.stderr, result
+    finally:
+        host.stop()
+
+
+async def conversation(url):
+    """The sign-in alert driven through its rules; what came back, order kept only where the
+    protocol fixes it (each step's messages as a sorted list)."""
+    client = await ProtocolClient.open(url, capabilities=["alert"])
+    seen = []
+
+    async def step(count):
+        messages = [await client.next() for _ in range(count)]
+        seen.append(sorted(json.dumps({key: value for key, value in each.items() if key not in ("seq", "message")},
+                                      sort_keys=True) for each in messages))
+        return messages
+
+    await step(1)  # controls
+    await client.tap("signIn")
+    modal = next(each for each in await step(2) if each["type"] == "present")["id"]
+    answer = {"type": "result", "id": modal, "value": {"action": 1, "textFields": ["", ""]}}
+    await client.send(answer)  # Sign In is disabled as last sent: bad_message
+    await step(1)
+    await client.send({"type": "input", "id": modal, "textFields": ["ann@example.com", "x"]})
+    await step(1)  # update: both enabled
+    answer["value"]["textFields"] = ["ann", "x"]
+    await client.send(answer)  # the rule judged on the result's own fields: action_disabled
+    await step(1)
+    answer["value"]["textFields"] = ["ann@example.com", "secret"]
+    await client.send(answer)
+    await step(3)  # dismiss, status, controls
+    await client.send({"type": "result", "id": "m999", "value": {"action": 0, "textFields": ["", ""]}})
+    await step(1)
+    await client.send({"type": "input", "id": modal, "textFields": ["a", "b"]})  # ended: ignored
+    await client.tap("signIn")
+    await step(2)  # the next cycle starts: nothing came from the late input
+    await client.close()
+    return seen
+
+
+def test_the_python_peer_speaks_the_demo_hosts_sign_in_protocol():
+    host = Host(*RAISED)
+    port = free_port()
+    peer = start([sys.executable, os.path.join(ROOT, "Bench", "python_demo.py"), str(port)], port)
+    try:
+        swift = asyncio.run(conversation(host.url))
+        python = asyncio.run(conversation(f"ws://127.0.0.1:{port}/ws"))
+    finally:
+        host.stop()
+        peer.terminate()
+        peer.wait(10)
+    assert python == swift
+    flat = " ".join(" ".join(each) for each in swift)
+    for expected in ['"code": "bad_message"', '"code": "action_disabled"', '"code": "unknown_modal"',
+                     '"text": "Signed in as ann@example.com"', '"type": "update"', '"reason": "resolved"']:
+        assert expected in flat
+
+
+def test_bench_cycle_writes_its_section_and_keeps_the_others(tmp_path):
+    sys.path.insert(0, os.path.join(ROOT, "Bench"))
+    import cycle
+    path = tmp_path / "benchmarks.md"
+    path.write_text("# Benchmarks\n\n## Before\n\nkept\n\n" + cycle.MARKERS[0] + "\nold\n" + cycle.MARKERS[1]
+                    + "\n\n## After\n\nkept too\n")
+    rows = []
+    for sessions in (1, 100):
+        for impl, cpu in [("default", 50.0), ("warning", 40.0), ("python", 260.0), ("bridge", 30.0),
+                          ("lws-echo", 10.0)]:
+            rows.append({"impl": impl, "sessions": sessions, "per_second": 1000.0,
+                         "p50": 50.0 if impl == "lws-echo" else 100.0, "p99": 200.0,
+                         "cpu_us": cpu, "log_lines_per_cycle": 0.5 if impl == "default" else None})
+    args = type("Args", (), {"sessions": [1, 100], "seconds": 5.0, "command": "scripts/bench-cycle"})()
+    cycle.write_section(str(path), cycle.markdown(args, rows))
+    cycle.write_section(str(path), cycle.markdown(args, rows))  # a second run replaces, not appends
+    text = path.read_text()
+    assert "kept\n" in text and "kept too" in text and "old" not in text
+    assert text.count(cycle.MARKERS[0]) == 1 and text.count(cycle.MARKERS[1]) == 1
+    assert "at least 5x less than the Python peer's: **met** (5.20x" in text
+    assert "at most 1.3x the raw libwebsockets echo's: **not met** (2.00x" in text
+    assert "| 100 | default (info) | 5.20x | 1.00x | 1.00x |" in text
+    assert "raw echo's per two frames (100 sessions): **not met** (3.00x" in text
