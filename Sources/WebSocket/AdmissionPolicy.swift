@@ -151,4 +151,33 @@ public enum AdmissionPolicy {
         }
         return difference == 0 && !expected.isEmpty
     }
+
+    /// The subprotocol to select from a `Sec-WebSocket-Protocol` header.
+    /// - Parameters:
+    ///   - offered: The header: names separated by commas.
+    ///   - supported: The one subprotocol the server speaks.
+    /// - Returns: `supported` when offered, else `nil`.
+    public static func selectedSubprotocol(offered: String, supported: String) -> String? {
+        let names = offered.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        return names.contains(supported) ? supported : nil
+    }
+
+    /// Whether a browser's `Origin` may open a WebSocket: listed in `allowedOrigins`, or the
+    /// server's own origin (same scheme, host and port as the `Host` header).
+    /// - Parameters:
+    ///   - origin: The `Origin` header.
+    ///   - host: The `Host` header.
+    ///   - secure: Whether the server speaks TLS (`https` origins).
+    ///   - allowedOrigins: Extra origins allowed.
+    /// - Returns: `true` when allowed.
+    public static func originAllowed(_ origin: String, host: String?, secure: Bool, allowedOrigins: [String]) -> Bool {
+        if allowedOrigins.contains(origin) { return true }
+        guard let host, let url = URL(string: origin), let originHost = url.host else { return false }
+        let scheme = secure ? "https" : "http"
+        guard url.scheme == scheme else { return false }
+        let defaultPort = secure ? 443 : 80
+        let originAuthority = "\(originHost):\(url.port ?? defaultPort)"
+        let hostAuthority = host.contains(":") ? host : "\(host):\(defaultPort)"
+        return originAuthority.lowercased() == hostAuthority.lowercased()
+    }
 }

@@ -162,4 +162,32 @@ struct AdmissionPolicyTests {
         #expect(statusCode(rawRequest(port: server.port, request)) == 403)
         #expect(server.stats.refusals["host"] == 1)
     }
+
+    @Test(arguments: [
+        ("http://127.0.0.1:8080", "127.0.0.1:8080", false, true),
+        ("http://127.0.0.1:8080", "127.0.0.1:8081", false, false),
+        ("https://example.com", "example.com", true, true),
+        ("http://example.com", "example.com", true, false),
+        ("http://EXAMPLE.com:80", "example.com", false, true),
+        ("http://evil.example:8080", "127.0.0.1:8080", false, false),
+        ("null", "127.0.0.1:8080", false, false),
+    ])
+    func originMustBeTheServersOwn(origin: String, host: String, secure: Bool, allowed: Bool) {
+        #expect(AdmissionPolicy.originAllowed(origin, host: host, secure: secure, allowedOrigins: []) == allowed)
+    }
+
+    @Test func listedOriginsPassAndNoHostRefuses() {
+        #expect(
+            AdmissionPolicy.originAllowed(
+                "https://app.example", host: "api.example", secure: false, allowedOrigins: ["https://app.example"]))
+        #expect(!AdmissionPolicy.originAllowed("http://a:1", host: nil, secure: false, allowedOrigins: []))
+    }
+
+    @Test func theSubprotocolIsSelectedOnlyWhenOffered() {
+        #expect(
+            AdmissionPolicy.selectedSubprotocol(offered: "chat, remote-modal.v1", supported: "remote-modal.v1")
+                == "remote-modal.v1")
+        #expect(AdmissionPolicy.selectedSubprotocol(offered: "remote-modal.v2", supported: "remote-modal.v1") == nil)
+        #expect(AdmissionPolicy.selectedSubprotocol(offered: "", supported: "remote-modal.v1") == nil)
+    }
 }

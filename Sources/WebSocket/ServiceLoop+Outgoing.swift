@@ -1,0 +1,141 @@
+import CLibWebSockets
+import Foundation
+import Locking
+import Logging
+import Synchronization
+
+/// Sending: calls from any thread queue frames and closes; the service thread writes one
+/// frame per `WRITEABLE`.
+extension ServiceLoop {
+    // MARK: Calls from any thread
+
+    var stats: TransportStats { shared.withLock { $0.stats } }
+
+    /// Queues a message; returns false when the connection is unknown or closing.
+    @discardableResult
+    func send(_ message: WebSocketMessage, to id: ConnectionID) -> Bool {
+        enqueue(.message(message), to: id)
+    }
+
+    /// Queues a close after the frames already queued.
+    func close(_ id: ConnectionID, code: CloseCode, reason: String) {
+        _ = enqueue(.close(code, reason), to: id)
+    }
+
+    var onServiceThread: Bool { UInt(pthread_self()) == serviceThreadID.load(ordering: .acquiring) }
+
+    func enqueue(_ item: OutgoingItem, to id: ConnectionID) -> Bool {
+        // On the service thread (a handler answering at once) lws may be called directly:
+        // no wake-up round trip through lws_cancel_service.
+        let direct = onServiceThread
+        // Only the first entry of the wake list needs a wake-up: until the service thread
+        // takes the list (under the same lock), one pending lws_cancel_service covers all
+        // that are added after it. Saves a syscall per message when the host sends in bursts.
+        var wakeAlreadyPending = false
+        let result: OutgoingQueue.AppendResult? = shared.withLock { shared in
+            guard shared.queues[id] != nil else { return nil }
+            let result = shared.queues[id]!.append(item)
+            switch result {
+            case .queued:
+                if !direct {
+                    wakeAlreadyPending = !shared.wake.isEmpty
+                    shared.wake.append(id)
+                }
+            case .overflow:
+                shared.wake.append(id)
+                shared.slowConsumers.append(id)
+                shared.stats.slowConsumers += 1
+            case .closing:
+                break
+            }
+            return result
+        }
+        guard let result else { return false }
+        if direct, result == .queued {
+            if let wsi = serviceThreadWSIs[id] { lws_callback_on_writable(wsi) }
+        } else if result == .overflow || (result == .queued && !wakeAlreadyPending) {
+            wake()
+        }
+        if result == .overflow { logger.warning("connection \(id): outgoing queue over its limit, closing with 1008") }
+        return result == .queued
+    }
+
+    func receive(_ wsi: OpaquePointer, _ input: UnsafeMutableRawPointer?, _ length: Int) -> Int32 {
+        let id = ConnectionID(rawValue: rm_connection_id(wsi))
+        let bytes = UnsafeRawBufferPointer(start: input, count: input == nil ? 0 : length)
+        // NB: fed in place through the dictionary's subscript. A local copy (`var assembler =
+        // dictionary[id]`, feed, store back) shares the buffer with the dictionary's copy, so
+        // every fragment copied the whole message so far: quadratic (16 MB took 16.5 s).
+        guard
+            let output = serviceThreadAssemblers[id]?.feed(
+                bytes, isFinal: lws_is_final_fragment(wsi) != 0, binary: lws_frame_is_binary(wsi) != 0,
+                remainingInFrame: Int(lws_remaining_packet_payload(wsi)))
+        else { return -1 }
+        switch output {
+        case .incomplete:
+            return 0
+        case .message(let message):
+            shared.withLock { $0.stats.messagesReceived += 1 }
+            handlers.message(id, message)
+            return 0
+        case .tooLarge:
+            shared.withLock { $0.stats.oversizedMessages += 1 }
+            logger.info("connection \(id): message over \(maxMessageBytes) bytes, closing with 1009")
+            return closeNow(wsi, id, .messageTooBig, "message too big")
+        case .invalidText:
+            return closeNow(wsi, id, .invalidPayload, "invalid UTF-8")
+        }
+    }
+
+    func closeNow(_ wsi: OpaquePointer, _ id: ConnectionID, _ code: CloseCode, _ reason: String) -> Int32 {
+        serviceThreadLocalClose[id] = (code, reason)
+        var bytes = Array(reason.utf8.prefix(123))
+        bytes.withUnsafeMutableBufferPointer { buffer in
+            lws_close_reason(wsi, lws_close_status(UInt32(code.rawValue)), buffer.baseAddress, buffer.count)
+        }
+        return -1
+    }
+
+    func writeNext(_ wsi: OpaquePointer) -> Int32 {
+        let id = ConnectionID(rawValue: rm_connection_id(wsi))
+        let (item, more): (OutgoingItem?, Bool) = shared.withLock { shared in
+            let item = shared.queues[id]?.popFirst()
+            // Counted here, in the same lock (a failed write closes the connection anyway).
+            if case .message = item { shared.stats.messagesSent += 1 }
+            return (item, !(shared.queues[id]?.isEmpty ?? true))
+        }
+        switch item {
+        case nil:
+            return 0
+        case .close(let code, let reason):
+            return closeNow(wsi, id, code, reason)
+        case .message(let message):
+            let written: Bool
+            switch message {
+            case .text(let text):
+                var text = text
+                written = text.withUTF8 { write(wsi, UnsafeRawBufferPointer($0), LWS_WRITE_TEXT) }
+            case .binary(let data):
+                written = data.withUnsafeBytes { write(wsi, $0, LWS_WRITE_BINARY) }
+            }
+            guard written else { return -1 }
+            if more { lws_callback_on_writable(wsi) }
+            return 0
+        }
+    }
+
+    func write(_ wsi: OpaquePointer, _ payload: UnsafeRawBufferPointer, _ kind: lws_write_protocol) -> Bool {
+        let pre = rm_lws_pre()
+        let needed = pre + payload.count
+        if serviceThreadScratch.count < needed {
+            serviceThreadScratch.deallocate()
+            serviceThreadScratch = .allocate(byteCount: max(needed, 2 * serviceThreadScratch.count), alignment: 16)
+        }
+        if let source = payload.baseAddress, payload.count > 0 {
+            (serviceThreadScratch.baseAddress! + pre).copyMemory(from: source, byteCount: payload.count)
+        }
+        let start = (serviceThreadScratch.baseAddress! + pre).assumingMemoryBound(to: UInt8.self)
+        let result = lws_write(wsi, start, payload.count, kind)
+        return result >= payload.count
+    }
+}
