@@ -20,12 +20,17 @@ public enum RemoteModalError: Error, Equatable, Sendable, CustomStringConvertibl
     case tooManyPending
     /// The client's answer could not be decoded into the custom modal's result type.
     case undecodableResult(String)
+    /// The modal's configuration cannot be sent (attachments too large, a header field
+    /// that is not one); nothing was presented.
+    case invalidConfiguration(String)
 
     /// A readable description.
     public var description: String {
         switch self {
         case .unsupported: "the client does not support this modal"
-        case .missingPresenter: "no connected session to present on"
+        case .missingPresenter:
+            "no connected session to present on (Presenter.current names a session only inside its flow:"
+                + " a control's tap, the host's sessions handler, a dialog's answer; pass a presenter elsewhere)"
         case .denied(let message): "denied" + (message.map { ": \($0)" } ?? "")
         case .cancelled: "cancelled"
         case .failed(let message): "failed" + (message.map { ": \($0)" } ?? "")
@@ -34,6 +39,7 @@ public enum RemoteModalError: Error, Equatable, Sendable, CustomStringConvertibl
         case .hostShutdown: "the host shut down"
         case .tooManyPending: "too many pending modals"
         case .undecodableResult(let reason): "undecodable result: \(reason)"
+        case .invalidConfiguration(let reason): "invalid configuration: \(reason)"
         }
     }
 }

@@ -308,7 +308,8 @@ final class HostCore: @unchecked Sendable {
         transport.send(
             HostMessage.welcome(session: id, resumed: false, retentionSeconds: retentionSeconds).encode(),
             to: connection.id)
-        newSessions.onNext(handle)
+        // The `sessions` handler runs the session's flow: `Presenter.current` is this session.
+        Presenter.withCurrentSession(handle) { newSessions.onNext(handle) }
         return nil
     }
 

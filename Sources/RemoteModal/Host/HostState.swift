@@ -213,10 +213,10 @@ final class Presentation: @unchecked Sendable {
         }
         self.presentedAt = presentedAt
         switch description {
-        case .photoPicker(let limit, _, let maxBytes):
+        case .photoPicker(let limit, _, let maxBytes, _):
             uploads = UploadAssembly(
                 maxBytes: maxBytes, maxFiles: limit == 0 ? 1_000 : max(1, limit), budget: uploadBudget)
-        case .mediaPicker(_, let multiple, let maxBytes):
+        case .mediaPicker(_, let multiple, let maxBytes, _):
             uploads = UploadAssembly(maxBytes: maxBytes, maxFiles: multiple ? 1_000 : 1, budget: uploadBudget)
         default:
             uploads = nil
