@@ -187,7 +187,8 @@ public final class KioskApp: @unchecked Sendable {
         let (limit, maxBytes): (Int, Int)
         switch open.modal {
         // Selection limit 0: no limit but the protocol's 1,000 files.
-        case .photoPicker(let selection, _, let bytes, _): (limit, maxBytes) = (selection == 0 ? 1_000 : selection, bytes)
+        case .photoPicker(let selection, _, let bytes, _):
+            (limit, maxBytes) = (selection == 0 ? 1_000 : selection, bytes)
         case .mediaPicker(_, let multiple, let bytes, _): (limit, maxBytes) = (multiple ? 1_000 : 1, bytes)
         default: return
         }

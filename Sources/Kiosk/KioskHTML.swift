@@ -193,7 +193,8 @@ public enum KioskHTML {
         /// Writes the address after the link's text, unless the text is the address.
         mutating func closeLink(_ href: String) {
             let start = linkStart.popLast() ?? output.utf8.count
-            let label = String(decoding: output.utf8.dropFirst(start), as: UTF8.self).trimmingCharacters(in: .whitespaces)
+            let label = String(decoding: output.utf8.dropFirst(start), as: UTF8.self).trimmingCharacters(
+                in: .whitespaces)
             let shown = href.hasPrefix("mailto:") ? String(href.dropFirst(7)) : href
             guard label != shown, label != href, !shown.isEmpty else { return }
             text(label.isEmpty ? shown : " (\(shown))")

@@ -62,7 +62,8 @@ extension ModalDescription {
             }
             if !options.additionalHeaderFields.isEmpty {
                 writer.raw(",\"additionalHeaderFields\":")
-                writer.value(.object(options.additionalHeaderFields.sorted { $0.key < $1.key }.map { ($0, .string($1)) }))
+                writer.value(
+                    .object(options.additionalHeaderFields.sorted { $0.key < $1.key }.map { ($0, .string($1)) }))
             }
         case .mailComposer(let to, let cc, let bcc, let subject, let body, let isHTML, let options):
             writer.raw(",\"to\":")
@@ -204,7 +205,8 @@ extension ModalDescription {
         case "mediaPicker":
             return .mediaPicker(
                 types: try fields.optionalStrings("types") ?? [],
-                allowsMultiple: try fields.optionalBool("allowsMultiple") ?? false, maxBytes: try fields.int("maxBytes"),
+                allowsMultiple: try fields.optionalBool("allowsMultiple") ?? false,
+                maxBytes: try fields.int("maxBytes"),
                 prompt: try fields.optionalString("prompt"))
         case "custom":
             return .custom(name: try fields.string("name"), payload: try fields.value("payload"))

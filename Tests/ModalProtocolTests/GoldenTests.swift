@@ -17,7 +17,9 @@ let invoiceMail = ModalDescription.mailComposer(
     body: "<p>Hello &amp; welcome,</p><p>see <a href=\"https://example.com/terms\">our terms</a>.</p>", isHTML: true,
     options: MailOptions(
         from: "billing@example.com",
-        attachments: [MailAttachment(name: "invoice.txt", mimeType: "text/plain", base64: "SW52b2ljZSAxMjM0OiAxMiBFVVIK")]))
+        attachments: [
+            MailAttachment(name: "invoice.txt", mimeType: "text/plain", base64: "SW52b2ljZSAxMjM0OiAxMiBFVVIK")
+        ]))
 
 let greetingMessage = ModalDescription.messageComposer(
     recipients: ["0639981337"], subject: "Greetings", body: "Hello World!")
@@ -70,7 +72,8 @@ struct HostGolden: Sendable, CustomTestStringConvertible {
                 modal: .mailComposer(
                     to: ["support@example.com"], cc: [], bcc: [], subject: "Hello", body: "Hello World!", isHTML: false)
             )),
-        HostGolden(name: "host.present.mailComposer.attachments", message: .present(seq: 10, id: "m15", modal: invoiceMail)),
+        HostGolden(
+            name: "host.present.mailComposer.attachments", message: .present(seq: 10, id: "m15", modal: invoiceMail)),
         HostGolden(
             name: "host.present.photoPicker.prompt",
             message: .present(

@@ -110,12 +110,14 @@ struct OptionalFieldTests {
     }
 
     @Test func aClientRefusesAttachmentsThatAreNotBase64OrTooLarge() {
-        let bad = #"{"type":"present","seq":1,"id":"m1","modal":{"kind":"mailComposer","attachments":[{"name":"a","mimeType":"x","data":"!!!!"}]}}"#
+        let bad =
+            #"{"type":"present","seq":1,"id":"m1","modal":{"kind":"mailComposer","attachments":[{"name":"a","mimeType":"x","data":"!!!!"}]}}"#
         #expect(throws: ProtocolError.self) { try HostMessage.decode(bad) }
         // Two attachments of 400 KiB: each within the string limit, 800 KiB together.
         let part = String(repeating: "A", count: 400 * 1_024 / 3 * 4)
         let attachment = #"{"name":"a","mimeType":"x","data":""# + part + #""}"#
-        let large = #"{"type":"present","seq":1,"id":"m1","modal":{"kind":"mailComposer","attachments":["#
+        let large =
+            #"{"type":"present","seq":1,"id":"m1","modal":{"kind":"mailComposer","attachments":["#
             + attachment + "," + attachment + "]}}"
         #expect {
             try HostMessage.decode(large)
@@ -123,7 +125,8 @@ struct OptionalFieldTests {
             (error as? ProtocolError)?.message.contains("attachments add up to more than 786432 bytes") == true
         }
         // One of them is fine.
-        let one = #"{"type":"present","seq":1,"id":"m1","modal":{"kind":"mailComposer","attachments":["#
+        let one =
+            #"{"type":"present","seq":1,"id":"m1","modal":{"kind":"mailComposer","attachments":["#
             + attachment + "]}}"
         #expect(throws: Never.self) { try HostMessage.decode(one) }
     }

@@ -10,7 +10,8 @@ extension RemoteModal {
     ///   - configuration: Fills in the mail.
     /// - Returns: The outcome; fails with `unsupported` when the client cannot compose mail.
     public static func mailComposer(
-        presenter: Presenter = .current, timeout: Duration? = nil, configuration: (inout MailConfiguration) -> Void = { _ in }
+        presenter: Presenter = .current, timeout: Duration? = nil,
+        configuration: (inout MailConfiguration) -> Void = { _ in }
     ) -> Single<MailComposeResult> {
         var configured = MailConfiguration()
         configuration(&configured)
@@ -65,7 +66,8 @@ extension RemoteModal {
     ///   - configuration: Fills in the message.
     /// - Returns: The outcome; fails with `unsupported` when the client cannot send messages.
     public static func messageComposer(
-        presenter: Presenter = .current, timeout: Duration? = nil, configuration: (inout MessageConfiguration) -> Void = { _ in }
+        presenter: Presenter = .current, timeout: Duration? = nil,
+        configuration: (inout MessageConfiguration) -> Void = { _ in }
     ) -> Single<MessageComposeResult> {
         var configured = MessageConfiguration()
         configuration(&configured)
@@ -117,7 +119,9 @@ extension RemoteModal {
         return pickFiles(description, presenter, timeout)
     }
 
-    private static func pickFiles(_ description: ModalDescription, _ presenter: Presenter = .current, _ timeout: Duration?)
+    private static func pickFiles(
+        _ description: ModalDescription, _ presenter: Presenter = .current, _ timeout: Duration?
+    )
         -> Single<[PickedFile]>
     {
         Single.create { report in
@@ -195,7 +199,8 @@ extension RemoteModal {
             guard !name.isEmpty, name.allSatisfy(token.contains) else {
                 return .invalidConfiguration("'\(name)' is not an HTTP header field name")
             }
-            guard !value.contains(where: { $0 == "\r" || $0 == "\n" || $0 == "\0" }) else {
+            // Scalars, not characters: "\r\n" is one Character.
+            guard !value.unicodeScalars.contains(where: { $0 == "\r" || $0 == "\n" || $0 == "\0" }) else {
                 return .invalidConfiguration("the value of header field '\(name)' holds a line break")
             }
         }

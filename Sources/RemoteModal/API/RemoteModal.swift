@@ -75,7 +75,9 @@ public enum RemoteModal {
     ///   - presenter: Where to show it.
     ///   - timeout: Dismiss with `timeout` after this long.
     /// - Returns: A single of the answer.
-    public static func present(_ description: ModalDescription, presenter: Presenter = .current, timeout: Duration? = nil)
+    public static func present(
+        _ description: ModalDescription, presenter: Presenter = .current, timeout: Duration? = nil
+    )
         -> Single<(answer: ModalAnswer, session: Session)>
     {
         Single.create { report in
