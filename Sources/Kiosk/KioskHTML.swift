@@ -51,8 +51,10 @@ public enum KioskHTML {
                 case "a":
                     if let href = links.popLast() ?? nil { output.closeLink(href) }
                 case "li" where !tag.closing:
-                    output.lineBreak()
+                    output.endLine()
                     output.raw("- ")
+                case "br":
+                    output.lineBreak()
                 case "p", "h1", "h2", "h3", "h4", "h5", "h6", "blockquote", "table", "ul", "ol":
                     output.paragraph()
                 case "hr":
@@ -62,7 +64,7 @@ public enum KioskHTML {
                 case "td", "th":
                     if tag.closing { output.text(" ") }
                 default:
-                    if lineTags.contains(tag.name) { output.lineBreak() }
+                    if lineTags.contains(tag.name) { output.endLine() }
                 }
                 continue
             }
@@ -179,6 +181,12 @@ public enum KioskHTML {
         mutating func lineBreak() {
             trimTrailingSpace()
             output.append("\n")
+        }
+
+        /// Ends the current line, if anything is on it (block tags; `<br>` always breaks).
+        mutating func endLine() {
+            trimTrailingSpace()
+            if !atLineStart { output.append("\n") }
         }
 
         /// A blank line, unless there is one already (or nothing yet).
