@@ -36,6 +36,8 @@ let package = Package(
         .target(name: "WebSocket", dependencies: ["CLibWebSockets", "Logging", "Locking"], swiftSettings: strict),
         .systemLibrary(name: "CQREncode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
         .target(name: "QRCode", dependencies: ["CQREncode"], swiftSettings: strict),
+        .systemLibrary(name: "CHiredis", pkgConfig: "hiredis", providers: [.apt(["libhiredis-dev"])]),
+        .target(name: "Redis", dependencies: ["CHiredis"], swiftSettings: strict),
         .target(name: "ReactiveTestSupport", dependencies: ["Reactive", "Locking"], swiftSettings: strict),
         .target(name: "Flags", swiftSettings: strict),
         .target(
@@ -45,6 +47,7 @@ let package = Package(
             name: "RemoteModal",
             dependencies: [
                 "Reactive", "Action", "Coordinator", "ModalProtocol", "WebSocket", "Logging", "Locking", "CMallocStats",
+                "Redis",
             ],
             swiftSettings: strict),
         .target(
@@ -97,6 +100,7 @@ let package = Package(
         .testTarget(
             name: "KioskTests", dependencies: ["Kiosk", "ModalProtocol", "Locking", "QRCode"], swiftSettings: strict),
         .testTarget(name: "FlagsTests", dependencies: ["Flags"], swiftSettings: strict),
+        .testTarget(name: "RedisTests", dependencies: ["Redis"], swiftSettings: strict),
         .testTarget(name: "WebSocketTests", dependencies: ["WebSocket", "Logging", "Locking"], swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]

@@ -66,6 +66,12 @@ public struct HostOptions: Sendable {
             FlagSpec(
                 "public-url", value: "URL", help: "the URL clients reach this host at (behind a balancer: its URL)"),
             FlagSpec("instance", value: "NAME", help: "this host's name behind a balancer (routes auth callbacks)"),
+            FlagSpec(
+                "cluster", value: "URL",
+                help: "join a cluster through Redis at redis://HOST:PORT[/DB] (docs/deployment.md)"),
+            FlagSpec(
+                "cluster-expiry", value: "SECONDS",
+                help: "how long a silent host's sessions stay in the cluster's groups (default 15)"),
             FlagSpec("echo", help: "echo every message back (conformance suites and benchmarks)"),
         ], environmentPrefix: "MODAL_HOST")
 
@@ -131,6 +137,15 @@ public struct HostOptions: Sendable {
         options.echo = flags.has("echo")
         options.publicURL = flags.string("public-url")
         options.host.instance = flags.string("instance")
+        let expiry = try flags.seconds("cluster-expiry") ?? 15
+        if let url = flags.string("cluster") {
+            do {
+                options.host.cluster = try ClusterConfiguration.redis(
+                    url: url, hostName: options.host.instance, membershipExpirySeconds: expiry)
+            } catch {
+                throw FlagError.invalidValue(flag: "cluster", value: url, expected: "redis://HOST:PORT[/DB]")
+            }
+        }
         return options
     }
 

@@ -74,14 +74,40 @@ public enum KioskScreen {
         var spans: [(text: String, style: Style)]
         var whole = false
 
-        init(_ text: String, _ style: Style = .plain) { spans = [(text, style)] }
+        init(_ text: String, _ style: Style = .plain) { spans = [(KioskScreen.printable(text), style)] }
         init(spans: [(text: String, style: Style)], whole: Bool = false) {
-            self.spans = spans
+            self.spans = spans.map { (KioskScreen.printable($0.text), $0.style) }
             self.whole = whole
         }
 
         var text: String { spans.map(\.text).joined() }
         var count: Int { spans.reduce(0) { $0 + $1.text.count } }
+    }
+
+    /// Text from the host (titles, messages, notices, other clients' names) made safe to
+    /// print: control characters become visible pictures (ESC shows as `␛`), so nothing the
+    /// host or another client sends can move the cursor, recolour or retitle the terminal.
+    /// The kiosk's own colour codes are added after this, in `render`.
+    /// - Parameter text: Text to show.
+    /// - Returns: The text with every C0, DEL and C1 control and bidi override replaced.
+    static func printable(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: isControl) else { return text }
+        var output = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            switch scalar.value {
+            case 0x00..<0x20: output.append(Unicode.Scalar(0x2400 + scalar.value)!)
+            case 0x7F: output.append("\u{2421}")
+            case _ where isControl(scalar): output.append("\u{FFFD}")
+            default: output.append(scalar)
+            }
+        }
+        return String(output)
+    }
+
+    private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        let value = scalar.value
+        return value < 0x20 || (0x7F...0x9F).contains(value) || (0x202A...0x202E).contains(value)
+            || (0x2066...0x2069).contains(value)
     }
 
     /// The smallest width anything is drawn at.

@@ -79,6 +79,25 @@ struct KioskWaysOutTests {
         #expect(model.press(.enter) == [.send(.result(id: "m1", value: ["action": 0, "textFields": []]))])
     }
 
+    @Test func hostTextCannotDriveTheTerminal() {
+        // A title and another client's name in a notice carrying escape sequences (clear the
+        // screen, retitle the window, a bidi override): shown, never obeyed.
+        let evil = "\u{1B}[2J\u{1B}]0;owned\u{07}Sign\u{202E}in\u{9B}31m"
+        var model = welcomed(
+            .alert(title: evil, message: "m\u{1B}[5m", textFields: [], actions: [ActionSpec(title: evil)]))
+        model.receive(.status(seq: 3, level: .info, text: "Approved by \(evil)"))
+        for appearance in [KioskScreen.Appearance.plain, KioskScreen.Appearance(colour: true, unicode: true)] {
+            let screen = KioskScreen.render(model, width: 120, height: 40, appearance: appearance).joined()
+            let foreign = screen.unicodeScalars.filter { [0x07, 0x9B, 0x202E].contains($0.value) }
+            #expect(foreign.isEmpty)
+            // Every ESC left is one of the kiosk's own colour codes, followed by "[" and digits.
+            let parts = screen.components(separatedBy: "\u{1B}").dropFirst()
+            #expect(parts.allSatisfy { $0.first == "[" && $0.dropFirst().first.map { $0.isNumber } == true })
+            #expect(!screen.contains("\u{1B}[2J") && !screen.contains("\u{1B}]0;"))
+            #expect(screen.contains("\u{241B}[2J"))
+        }
+    }
+
     @Test func noticesAreCappedNewestFirstErrorsKeptLongest() {
         var model = welcomed()
         model.receive(.error(seq: nil, ProtocolError(.rateLimited, "slow down")))

@@ -99,7 +99,8 @@ struct AdmissionTests {
         harness.settle()
         #expect(client.errors == [.actionDisabled])
         #expect(!outcome.finished)
-        // A result whose own fields satisfy the rule is accepted even without an `input` first.
+        // Without an `input` the action's last known state is disabled: `bad_message` (v1),
+        // even when the result's own fields would pass the rule.
         let fresh = harness.connect()
         let second = Outcome<String>()
         _ = RemoteModal.alert(
@@ -115,7 +116,8 @@ struct AdmissionTests {
         harness.settle()
         fresh.send(alertResult("m1", action: 1, textFields: ["ann@example.com", "pw"]))
         harness.settle()
-        #expect(second.elements == ["ann@example.com"])
+        #expect(fresh.errors == [.badMessage])
+        #expect(!second.finished)
         client.send(alertResult("m1", action: 1, textFields: ["ann@example.com", "pw"]))
         harness.settle()
         #expect(outcome.elements == ["ann@example.com"])

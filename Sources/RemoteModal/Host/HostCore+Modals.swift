@@ -47,6 +47,8 @@ extension HostCore {
         switch presenter.target {
         case .session(let handle):
             candidates = sessions[handle.id].map { [$0] } ?? []
+        case .sessionID(let id):
+            candidates = sessions[id].map { [$0] } ?? []
         case .group(let name):
             candidates = sessions.values.filter { $0.client.group == name && !$0.connections.isEmpty }
                 .sorted { $0.id < $1.id }
@@ -54,12 +56,26 @@ extension HostCore {
             // Resolved by `Presenter.present` before it gets here.
             candidates = []
         }
-        guard !candidates.isEmpty else {
+        // In a cluster, the candidates on other hosts (pickers and web authentication stay
+        // on this host: uploads and callbacks do not cross hosts).
+        var remote: [(String, [ClusterMember])] = []
+        switch remoteCandidates(for: presenter.target) {
+        case .failure(let error):
+            callbacks.failed(error)
+            return nil
+        case .success(let found):
+            remote = description.staysOnHost ? [] : found
+        }
+        guard !candidates.isEmpty || !remote.isEmpty else {
             callbacks.failed(RemoteModalError.missingPresenter)
             return nil
         }
         let targets = candidates.filter { $0.capabilities.contains(description.capability) }
-        guard !targets.isEmpty else {
+        let remoteTargets = remote.compactMap { host, members -> (String, [ClusterMember])? in
+            let capable = members.filter { $0.capabilities.contains(description.capability) }
+            return capable.isEmpty ? nil : (host, capable)
+        }
+        guard !targets.isEmpty || !remoteTargets.isEmpty else {
             callbacks.failed(RemoteModalError.unsupported)
             return nil
         }
@@ -84,17 +100,8 @@ extension HostCore {
         for (index, rule) in rules.enumerated() where index < presentation.actionStates.count {
             if case .observable = rule { presentation.actionStates[index] = false }
         }
-        for session in targets {
-            let modalID = session.allocateModalID()
-            presentation.targets.append((session, modalID))
-            session.addPending(modalID, presentation)
-            broadcast(session) {
-                .present(
-                    seq: $0, id: modalID, modal: presentation.currentDescription, uploads: uploadOffer(presentation))
-            }
-            logger.debug("session \(session.shortID): present \(modalID) (\(description.kind))")
-        }
-        metrics.update { $0.presented += 1 }
+        show(presentation, on: targets)
+        presentRemotely(presentation, target: presenter.target, on: remoteTargets)
         if let timeout {
             presentation.timeout = clock.schedule(after: timeout) { [weak self] in
                 guard let self else { return }
@@ -113,6 +120,21 @@ extension HostCore {
                 }))
         }
         return presentation
+    }
+
+    /// Sends a new presentation to the sessions that show it here.
+    func show(_ presentation: Presentation, on targets: [SessionState]) {
+        for session in targets {
+            let modalID = session.allocateModalID()
+            presentation.targets.append((session, modalID))
+            session.addPending(modalID, presentation)
+            broadcast(session) {
+                .present(
+                    seq: $0, id: modalID, modal: presentation.currentDescription, uploads: uploadOffer(presentation))
+            }
+            logger.debug("session \(session.shortID): present \(modalID) (\(presentation.description.kind))")
+        }
+        metrics.update { $0.presented += 1 }
     }
 
     private func evaluateTextFieldRules(_ presentation: Presentation) {
@@ -140,6 +162,7 @@ extension HostCore {
     /// Ends a presentation everywhere: `reason` for the answering session (or every
     /// target), `superseded` for the other sessions of a group.
     func finish(_ presentation: Presentation, answeredBy: SessionState?, reason: DismissReason) {
+        executor.assertInExecutor()
         guard !presentation.finished else { return }
         presentation.finished = true
         presentation.timeout?.dispose()
@@ -159,11 +182,13 @@ extension HostCore {
             metrics.update { $0.dismissed[sessionReason, default: 0] += 1 }
             logger.debug("session \(session.shortID): dismiss \(modalID) (\(sessionReason.rawValue))")
         }
+        if presentation.cluster != nil { clusterFinished(presentation, answeredBy: answeredBy, reason: reason) }
     }
 
     /// Accepts the first answer for a pending modal; later ones are ignored silently.
+    /// `wire` is what the client sent, for an answer that must cross hosts.
     func answer(
-        _ id: String, in session: SessionState, ref: String,
+        _ id: String, in session: SessionState, ref: String, wire: ClusterAnswerWire,
         _ decide: (Presentation) throws(ProtocolError) -> AnswerDecision
     ) -> ProtocolError? {
         guard session.wasPresented(id) else {
@@ -182,6 +207,11 @@ extension HostCore {
             decision = try decide(presentation)
         } catch {
             return error
+        }
+        if presentation.cluster != nil {
+            // Shown on several hosts: the first answer anywhere wins, decided in the backplane.
+            clusterAnswer(presentation, by: session, decision: decision, wire: wire)
+            return nil
         }
         finish(presentation, answeredBy: session, reason: .resolved)
         metrics.update { $0.resolved += 1 }
@@ -266,7 +296,7 @@ extension HostCore {
         let delay = max(0, next.due - clock.now.timeIntervalSince1970)
         connection.ackTimer = clock.schedule(after: .seconds(delay)) { [weak self] in
             guard let self else { return }
-            queue.async {
+            perform {
                 connection.ackTimer = nil
                 guard self.connections[connection.id] === connection else { return }
                 // The first is what the timer waited for (a coarse clock may fire a little
@@ -290,13 +320,10 @@ extension HostCore {
                 .badMessage, "this web authentication is answered by its callback URL, not by a result",
                 ref: "result")
         }
-        // An action ruled by the text fields is judged on the result's own text fields; the
-        // others by their last known state.
-        var enabled = presentation.actionStates
-        for (index, rule) in presentation.rules.enumerated() where index < enabled.count {
-            if case .textFields = rule { enabled[index] = true }
-        }
-        let answer = try presentation.description.validateResult(value, enabled: enabled)
+        // The last state the client was told must allow the action (`bad_message`, v1), and
+        // an action ruled by the text fields must also pass its rule on the result's own
+        // text fields (`action_disabled`): `input` only drives the live `update`s.
+        let answer = try presentation.description.validateResult(value, enabled: presentation.actionStates)
         if case .action(let index, let textFields) = answer, index < presentation.rules.count,
             case .textFields(let predicate) = presentation.rules[index], !predicate(textFields)
         {

@@ -9,7 +9,7 @@ extension HostCore {
         session.retentionTimer?.dispose()
         session.retentionTimer = clock.schedule(after: .seconds(configuration.retentionSeconds)) { [weak self] in
             guard let self else { return }
-            queue.async {
+            perform {
                 guard session.alive, session.connections.isEmpty else { return }
                 self.expire(session)
             }
@@ -27,7 +27,7 @@ extension HostCore {
         for modalID in session.pendingOrder {
             guard let presentation = session.pending[modalID], !presentation.finished else { continue }
             let others = presentation.targets.filter { $0.session !== session && $0.session.alive }
-            if others.isEmpty {
+            if others.isEmpty, !shownElsewhere(presentation) {
                 finish(presentation, answeredBy: nil, reason: .expired)
                 presentation.callbacks.failed(RemoteModalError.sessionExpired)
             } else {
@@ -40,6 +40,7 @@ extension HostCore {
             $0.sessionsExpired += 1
         }
         logger.info("session \(session.shortID) expired")
+        clusterMembershipChanged()
         session.handle.end()
     }
 
@@ -64,6 +65,7 @@ extension HostCore {
         for handle in ended { handle.end() }
         newSessions.onCompleted()
         uploadBudget.spool.removeAll()
+        stopCluster()
     }
 
     /// Replaces a session's controls list and sends it.

@@ -10,13 +10,14 @@ import WebSocket
 /// The host's state machine: connections, sessions, presentations.
 ///
 /// `@unchecked Sendable` invariant: every stored `var` is read and written only on
-/// `queue` (the host executor). Entry points from other threads hop onto it with
-/// `queue.async`; methods named `...OnExecutor` or called from them assume they are on it.
+/// `executor` (the transport's service loop, or a serial queue). Entry points from other
+/// threads hop onto it with `perform`; the rest assume they are on it, and the entry
+/// points of each turn check it in debug builds (`executor.assertInExecutor()`).
 final class HostCore: @unchecked Sendable {
     let configuration: ModalHostConfiguration
     let transport: any HostTransport
     let clock: any SchedulerType
-    let queue: DispatchQueue
+    let executor: any HostExecutor
     let logger: Logger
     let metrics = HostMetrics()
     let newSessions = PublishSubject<Session>()
@@ -26,7 +27,6 @@ final class HostCore: @unchecked Sendable {
     /// Host-served web authentication callbacks by nonce.
     let authCallbacks = Locked<[String: AuthCallback]>([:])
 
-    private let queueKey = DispatchSpecificKey<Bool>()
     var connections: [ConnectionID: ConnectionState] = [:]
     var sessions: [String: SessionState] = [:]
     /// Live sessions per client address (the per-address cap).
@@ -37,31 +37,33 @@ final class HostCore: @unchecked Sendable {
     var disconnects = 0
     var trimTimer: (any Disposable)?
     var stopped = false
+    /// The cluster state when the host is part of one (`configuration.cluster`).
+    let cluster: ClusterState?
 
     init(
         configuration: ModalHostConfiguration, transport: any HostTransport, clock: any SchedulerType,
-        queue: DispatchQueue, logger: Logger
+        executor: any HostExecutor, logger: Logger
     ) {
         self.configuration = configuration
         self.transport = transport
         self.clock = clock
-        self.queue = queue
+        self.executor = executor
         self.logger = logger
+        cluster = configuration.cluster.map(ClusterState.init)
         uploadBudget = UploadBudget(
             maxMemory: configuration.maxUploadMemoryBytes, maxReserved: configuration.maxUploadSpoolBytes,
             spool: SpoolDirectory(path: configuration.spoolDirectory))
-        queue.setSpecific(key: queueKey, value: true)
     }
 
     /// Runs `work` on the executor: inline when already there (so effects keep the order
     /// in which flows cause them), otherwise asynchronously.
     func perform(_ work: @escaping @Sendable () -> Void) {
-        if DispatchQueue.getSpecific(key: queueKey) == true { work() } else { queue.async(execute: work) }
+        if executor.inExecutor { work() } else { executor.execute(work) }
     }
 
     /// Runs `body` on the executor and waits for it; inline when already there.
     func onExecutor<T>(_ body: () -> T) -> T {
-        DispatchQueue.getSpecific(key: queueKey) == true ? body() : queue.sync(execute: body)
+        executor.sync(body)
     }
 
     // MARK: Transport events (any thread)
@@ -75,7 +77,7 @@ final class HostCore: @unchecked Sendable {
                 // core and its transport keep each other alive after the host is released.
                 opened: { [weak self] id, info in
                     guard let self else { return }
-                    queue.async { self.opened(id, info) }
+                    perform { self.opened(id, info) }
                 },
                 message: { [weak self] id, message in
                     guard let self else { return }
@@ -87,13 +89,14 @@ final class HostCore: @unchecked Sendable {
                     case .binary:
                         decoded = .failure(ProtocolError(.badMessage, "binary frames are not accepted"))
                     }
-                    queue.async { self.received(id, decoded) }
+                    perform { self.received(id, decoded) }
                 },
                 closed: { [weak self] id, code, _ in
                     guard let self else { return }
-                    queue.async { self.closed(id, code) }
+                    perform { self.closed(id, code) }
                 },
                 route: { [weak self] request in self?.route(request) }))
+        startCluster()
     }
 
     func addRoute(prefix: String, _ route: @escaping HTTPRoute) {
@@ -116,6 +119,7 @@ final class HostCore: @unchecked Sendable {
     // MARK: Connections (executor)
 
     private func opened(_ id: ConnectionID, _ info: ConnectionInfo) {
+        executor.assertInExecutor()
         guard !stopped else {
             transport.close(id, code: .goingAway, reason: "host shutting down")
             return
@@ -131,7 +135,7 @@ final class HostCore: @unchecked Sendable {
         // deadline, and must not keep a released host alive until then.
         connection.helloTimer = clock.schedule(after: .seconds(configuration.helloTimeoutSeconds)) { [weak self] in
             guard let self else { return }
-            queue.async {
+            perform {
                 guard let connection = self.connections[id], case .awaitingHello = connection.phase else { return }
                 self.logger.info("connection \(id) from \(info.peerAddress): no hello in time, closing")
                 self.closeConnection(connection, code: .policyViolation, reason: "hello timeout")
@@ -143,6 +147,7 @@ final class HostCore: @unchecked Sendable {
     }
 
     private func closed(_ id: ConnectionID, _ code: CloseCode) {
+        executor.assertInExecutor()
         guard let connection = connections.removeValue(forKey: id) else { return }
         connection.helloTimer?.dispose()
         connection.ackTimer?.dispose()
@@ -151,6 +156,7 @@ final class HostCore: @unchecked Sendable {
         guard let session = connection.session else { return }
         session.connections.removeAll { $0 == id }
         logger.info("session \(session.shortID): connection \(id) closed (\(code))")
+        if session.connections.isEmpty { clusterMembershipChanged() }
         if session.connections.isEmpty, session.alive, !stopped {
             disconnects += 1
             session.disconnectOrder = disconnects
@@ -169,6 +175,7 @@ final class HostCore: @unchecked Sendable {
     // MARK: Messages (executor)
 
     private func received(_ id: ConnectionID, _ decoded: Result<ClientMessage, ProtocolError>) {
+        executor.assertInExecutor()
         guard let connection = connections[id] else { return }
         if case .closing = connection.phase { return }
         // Chunks for a pending picker are paced by the upload window and byte budget
@@ -264,6 +271,7 @@ final class HostCore: @unchecked Sendable {
             session.capabilities = Set(hello.capabilities)
             session.connections.append(connection.id)
             connection.phase = .joined(session)
+            clusterMembershipChanged()
             metrics.update { $0.sessionsResumed += 1 }
             logger.info(
                 "session \(session.shortID) resumed by \(logSafe(client.kind)) \(logSafe(client.name))"
@@ -308,6 +316,7 @@ final class HostCore: @unchecked Sendable {
         transport.send(
             HostMessage.welcome(session: id, resumed: false, retentionSeconds: retentionSeconds).encode(),
             to: connection.id)
+        clusterMembershipChanged()
         // The `sessions` handler runs the session's flow: `Presenter.current` is this session.
         Presenter.withCurrentSession(handle) { newSessions.onNext(handle) }
         return nil
@@ -322,11 +331,11 @@ final class HostCore: @unchecked Sendable {
         case .hello:
             return nil
         case .result(let id, let value):
-            return answer(id, in: session, ref: "result") { presentation throws(ProtocolError) in
+            return answer(id, in: session, ref: "result", wire: .result(value)) { presentation throws(ProtocolError) in
                 try decideResult(value, for: presentation)
             }
         case .failure(let id, let code, let text):
-            return answer(id, in: session, ref: "failure") { _ in .failure(code, text) }
+            return answer(id, in: session, ref: "failure", wire: .failure(code, text)) { _ in .failure(code, text) }
         case .input(let id, let textFields):
             return input(id, textFields, in: session)
         case .upload(let chunk):
@@ -341,6 +350,7 @@ final class HostCore: @unchecked Sendable {
 
     /// Sends a message to every connection of a session, with the next `seq`.
     func broadcast(_ session: SessionState, _ build: (Int) -> HostMessage) {
+        executor.assertInExecutor()
         let text = build(session.takeSeq()).encode()
         for connection in session.connections { transport.send(text, to: connection) }
     }

@@ -25,6 +25,18 @@ final class HostMetrics: Sendable {
         var latencyBuckets: [Int]
         var latencySum = 0.0
         var latencyCount = 0
+        var cluster = ClusterCounters()
+    }
+
+    /// The cluster's part of `/metrics` (rendered only when the host is in a cluster).
+    struct ClusterCounters {
+        var configured = false
+        var connected = false
+        var peers = 0
+        var members = 0
+        var sent = 0
+        var received = 0
+        var claims: [ClusterClaim: Int] = [:]
     }
 
     /// Upper bounds of the present-to-answer latency buckets, in seconds.
@@ -110,6 +122,25 @@ final class HostMetrics: Sendable {
         lines.append("# HELP remote_modal_answer_seconds Time from present to accepted answer.")
         lines.append("# TYPE remote_modal_answer_seconds histogram")
         for (suffix, value) in histogram { lines.append("remote_modal_answer_seconds\(suffix) \(value)") }
+        if counters.cluster.configured {
+            let cluster = counters.cluster
+            metric(
+                "remote_modal_cluster_connected", "gauge", "1 while the cluster backplane (Redis) is subscribed.",
+                [("", cluster.connected ? "1" : "0")])
+            metric(
+                "remote_modal_cluster_hosts_seen", "gauge", "Other hosts heard from within the membership expiry.",
+                [("", "\(cluster.peers)")])
+            metric(
+                "remote_modal_cluster_members_seen", "gauge",
+                "Connected sessions on other hosts, from their heartbeats.",
+                [("", "\(cluster.members)")])
+            metric(
+                "remote_modal_cluster_messages_total", "counter", "Backplane messages relayed, by direction.",
+                [("{direction=\"sent\"}", "\(cluster.sent)"), ("{direction=\"received\"}", "\(cluster.received)")])
+            metric(
+                "remote_modal_cluster_claims_total", "counter", "First-answer claims, by outcome.",
+                [ClusterClaim.won, .lost, .unavailable].map { ("{outcome=\"\($0)\"}", "\(cluster.claims[$0] ?? 0)") })
+        }
         return lines.joined(separator: "\n") + "\n"
     }
 }

@@ -65,6 +65,8 @@ final class SessionState: @unchecked Sendable {
     /// When its last connection closed, as a count of such events on the host (`nil`
     /// while connected); eviction takes the lowest.
     var disconnectOrder: Int?
+    /// The session's key in cluster membership: a one-way function of the id.
+    lazy var memberKey = ClusterState.memberKey(id)
 
     init(
         id: String, client: ClientDescription, capabilities: Set<String>, handle: Session, address: String,
@@ -197,6 +199,10 @@ final class Presentation: @unchecked Sendable {
     /// of a group member counts per requester, so one member cannot exhaust another.
     var requesterID: String?
     let presentedAt: Date
+    /// Its part in the cluster, when it is shown on several hosts.
+    var cluster: ClusterLink?
+    /// An answer is being claimed in the cluster (later local answers are ignored meanwhile).
+    var claiming = false
 
     init(
         description: ModalDescription, callbacks: PresentationCallbacks, rules: [EnabledRule?], presentedAt: Date,

@@ -51,6 +51,10 @@ public struct ModalHostConfiguration: Sendable {
     /// authentication callbacks use `/auth/NAME/callback/NONCE`, so the balancer can send
     /// the identity provider's redirect to the host that is waiting for it.
     public var instance: String?
+    /// The cluster this host joins (`--cluster redis://...`), or `nil` for a host on its own.
+    /// With a cluster, group presenters and presenters for a session connected elsewhere
+    /// reach every host (docs/deployment.md).
+    public var cluster: ClusterConfiguration?
 
     /// The path prefix of this host's web authentication callbacks.
     public var callbackPathPrefix: String { instance.map { "/auth/\($0)/callback/" } ?? "/auth/callback/" }
