@@ -29,6 +29,9 @@ WORKDIR /srv
 ENV MODAL_HOST_HOST=0.0.0.0 \
     MODAL_HOST_PORT=8080 \
     MODAL_HOST_WEB_ROOT=/srv/web
+# Open files: a Dockerfile cannot set ulimits. modal-host raises its soft RLIMIT_NOFILE to
+# the hard limit the runtime grants and keeps its connection table below it; give it room
+# with `docker run --ulimit nofile=65536:65536` (docker-compose.yml sets the same).
 EXPOSE 8080
 HEALTHCHECK --interval=10s --timeout=3s --retries=3 CMD ["curl", "-fsS", "http://127.0.0.1:8080/healthz"]
 ENTRYPOINT ["/usr/local/bin/modal-host"]

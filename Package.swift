@@ -36,7 +36,7 @@ let package = Package(
         .target(name: "WebSocket", dependencies: ["CLibWebSockets", "Logging", "Locking"], swiftSettings: strict),
         .systemLibrary(name: "CQREncode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
         .target(name: "QRCode", dependencies: ["CQREncode"], swiftSettings: strict),
-        .systemLibrary(name: "CHiredis", pkgConfig: "hiredis", providers: [.apt(["libhiredis-dev"])]),
+        .systemLibrary(name: "CHiredis", providers: [.apt(["libhiredis-dev"])]),
         .target(name: "Redis", dependencies: ["CHiredis"], swiftSettings: strict),
         .target(name: "ReactiveTestSupport", dependencies: ["Reactive", "Locking"], swiftSettings: strict),
         .target(name: "Flags", swiftSettings: strict),

@@ -72,6 +72,19 @@ public struct HostOptions: Sendable {
             FlagSpec(
                 "cluster-expiry", value: "SECONDS",
                 help: "how long a silent host's sessions stay in the cluster's groups (default 15)"),
+            FlagSpec(
+                "max-connections", value: "N",
+                help: "WebSocket connections at once (default 10000; lowered to fit the open-file limit)"),
+            FlagSpec(
+                "max-connections-per-address", value: "N",
+                help: "WebSocket connections one client address may hold (default 64)"),
+            FlagSpec(
+                "trusted-proxy", value: "ADDRESS",
+                help: "proxy whose X-Forwarded-For names the client (IP address)", repeatable: true),
+            FlagSpec(
+                "allowed-host", value: "NAME",
+                help: "extra Host header name to serve (.example.com: every subdomain)", repeatable: true),
+            FlagSpec("metrics-token", value: "TOKEN", help: "bearer token /metrics requires (default: none needed)"),
             FlagSpec("echo", help: "echo every message back (conformance suites and benchmarks)"),
         ], environmentPrefix: "MODAL_HOST")
 
@@ -136,6 +149,7 @@ public struct HostOptions: Sendable {
         }
         options.echo = flags.has("echo")
         options.publicURL = flags.string("public-url")
+        try parseAdmission(flags, into: &options)
         options.host.instance = flags.string("instance")
         let expiry = try flags.seconds("cluster-expiry") ?? 15
         if let url = flags.string("cluster") {
@@ -147,6 +161,31 @@ public struct HostOptions: Sendable {
             }
         }
         return options
+    }
+
+    private static func parseAdmission(_ flags: ParsedFlags, into options: inout HostOptions) throws {
+        options.server.maxConnections = try flags.int("max-connections", in: 1...1_000_000) ?? 10_000
+        options.server.maxConnectionsPerAddress =
+            try flags.int("max-connections-per-address", in: 1...1_000_000) ?? 64
+        options.server.trustedProxies = try flags.strings("trusted-proxy").map { address in
+            guard let canonical = AdmissionPolicy.normalizedIP(address) else {
+                throw FlagError.invalidValue(flag: "trusted-proxy", value: address, expected: "an IP address")
+            }
+            return canonical
+        }
+        options.server.allowedHosts = flags.strings("allowed-host").map { $0.lowercased() }
+        if let publicURL = options.publicURL {
+            guard let host = URL(string: publicURL)?.host, !host.isEmpty else {
+                throw FlagError.invalidValue(flag: "public-url", value: publicURL, expected: "an absolute URL")
+            }
+            options.server.publicHost = host.trimmingCharacters(in: CharacterSet(charactersIn: "[]")).lowercased()
+        }
+        if let token = flags.string("metrics-token") {
+            guard !token.isEmpty else {
+                throw FlagError.invalidValue(flag: "metrics-token", value: "", expected: "a non-empty token")
+            }
+            options.server.metricsToken = token
+        }
     }
 
     /// `--public-url`, if given.

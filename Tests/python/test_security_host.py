@@ -205,6 +205,8 @@ def test_client_strings_cannot_forge_log_lines_and_typed_text_stays_out_of_info_
                                              group="g\r\nx")
             await evil.tap("signIn")
             present = await evil.expect("present")
+            await evil.send({"type": "input", "id": present["id"], "textFields": ["secret.person@example.com", "pw"]})
+            await evil.expect("update")
             await evil.send({"type": "result", "id": present["id"],
                              "value": {"action": 1, "textFields": ["secret.person@example.com", "pw"]}})
             await evil.expect("status")

@@ -76,6 +76,10 @@ final class HostMetrics: Sendable {
         metric(
             "remote_modal_upgrades_refused_total", "counter", "Upgrades refused (origin, subprotocol, limit).",
             [("", "\(transport.refusedUpgrades)")])
+        metric(
+            "remote_modal_refusals_total", "counter",
+            "Upgrades and HTTP requests refused by the transport, by reason.",
+            transport.refusals.sorted { $0.key < $1.key }.map { ("{reason=\"\($0.key)\"}", "\($0.value)") })
         metric("remote_modal_sessions", "gauge", "Sessions alive now.", [("", "\(counters.sessions)")])
         metric(
             "remote_modal_sessions_total", "counter", "Sessions by how they began or ended.",
