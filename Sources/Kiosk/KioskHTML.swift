@@ -75,6 +75,25 @@ public enum KioskHTML {
         return output.finished()
     }
 
+    /// Plain text as HTML: the characters HTML reserves escaped, each line break a `<br>`,
+    /// so a body the person edited as text still is the HTML the host asked for.
+    /// - Parameter text: The text.
+    /// - Returns: The HTML.
+    public static func html(fromText text: String) -> String {
+        var result = ""
+        for character in text {
+            switch character {
+            case "&": result += "&amp;"
+            case "<": result += "&lt;"
+            case ">": result += "&gt;"
+            case "\"": result += "&quot;"
+            case "\n", "\r\n": result += "<br>\n"
+            default: result.append(character)
+            }
+        }
+        return result
+    }
+
     /// Decodes character references: named ones people use in mail, and numeric ones.
     /// - Parameter text: Text with references.
     /// - Returns: The text with each reference replaced (unknown ones are kept as written).

@@ -590,9 +590,10 @@ public struct KioskModel: Sendable {
             let status: MailStatus = [.cancelled, .saved, .sent][index]
             let fields = open.fields
             let field = { (label: String) in fields.first { $0.label == label }?.text }
-            // An HTML body the person did not change goes back as the host wrote it.
+            // An HTML body the person did not change goes back as the host wrote it; one they
+            // edited (as text) goes back as HTML made from that text.
             var edited = field("Body") ?? ""
-            if isHTML, edited == KioskHTML.readableText(body) { edited = body }
+            if isHTML { edited = edited == KioskHTML.readableText(body) ? body : KioskHTML.html(fromText: edited) }
             // The attachments whose names are still in the field, once each.
             var kept: [String]?
             if !options.attachments.isEmpty {

@@ -160,6 +160,25 @@ struct KioskPortingTests {
 
 @Suite("Kiosk: HTML as readable text")
 struct KioskHTMLTests {
+    @Test func anEditedHTMLBodyGoesBackAsHTMLMadeFromTheText() throws {
+        let mail = ModalDescription.mailComposer(
+            to: [], cc: [], bcc: [], subject: "", body: "<b>Hi</b>", isHTML: true)
+        var model = showing(mail)
+        for _ in 0..<4 { _ = model.press(.tab) }
+        type(" <you> & me", into: &model)
+        _ = model.press(.enter)
+        type("bye", into: &model)
+        _ = model.press(.tab)
+        guard case .send(.result(_, let value)) = model.press(.enter).first,
+            case .mail(_, _, _, _, _, let body, _, _) = try mail.validateResult(value)
+        else {
+            Issue.record("no mail result")
+            return
+        }
+        #expect(body == "Hi &lt;you&gt; &amp; me<br>\nbye")
+        #expect(KioskHTML.readableText(body) == "Hi <you> & me\nbye")
+    }
+
     @Test(
         arguments: [
             ("<p>One</p><p>Two</p>", "One\n\nTwo"),
