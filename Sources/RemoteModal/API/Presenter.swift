@@ -41,9 +41,6 @@ public struct Presenter: Sendable {
         try $currentSession.withValue(session, operation: body)
     }
 
-    /// The session `.current` stands for here, if any.
-    public static var currentSessionIfAny: Session? { currentSession }
-
     /// This presenter with `.current` replaced by the running session (`nil`: none runs).
     func resolved() -> Presenter? {
         guard case .current = target else { return self }
