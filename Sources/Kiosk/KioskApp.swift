@@ -186,8 +186,10 @@ public final class KioskApp: @unchecked Sendable {
         guard let open = model.modals.first(where: { $0.id == id }), open.reading else { return }
         let (limit, maxBytes): (Int, Int)
         switch open.modal {
-        case .photoPicker(let selection, _, let bytes): (limit, maxBytes) = (selection, bytes)
-        case .mediaPicker(_, let multiple, let bytes): (limit, maxBytes) = (multiple ? 1_000 : 1, bytes)
+        // Selection limit 0: no limit but the protocol's 1,000 files.
+        case .photoPicker(let selection, _, let bytes, _):
+            (limit, maxBytes) = (selection == 0 ? 1_000 : selection, bytes)
+        case .mediaPicker(_, let multiple, let bytes, _): (limit, maxBytes) = (multiple ? 1_000 : 1, bytes)
         default: return
         }
         defer { render() }
@@ -232,9 +234,20 @@ public final class KioskApp: @unchecked Sendable {
         case "png": "image/png"
         case "jpg", "jpeg": "image/jpeg"
         case "gif": "image/gif"
+        case "webp": "image/webp"
+        case "heic": "image/heic"
+        case "heif": "image/heif"
         case "mp3": "audio/mpeg"
+        case "m4a": "audio/mp4"
+        case "aac": "audio/aac"
+        case "ogg", "oga": "audio/ogg"
+        case "flac": "audio/flac"
         case "wav": "audio/wav"
-        case "mp4": "video/mp4"
+        case "mp4", "m4v": "video/mp4"
+        case "mov": "video/quicktime"
+        case "webm": "video/webm"
+        case "txt": "text/plain"
+        case "pdf": "application/pdf"
         default: "application/octet-stream"
         }
     }

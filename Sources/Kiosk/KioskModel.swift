@@ -63,6 +63,8 @@ public struct KioskModel: Sendable {
         public var secret: Bool
         /// Whether Enter starts a new line (a mail or message body) instead of moving on.
         public var multiline = false
+        /// What the field is for, shown beside the label ("digits", "one-time code").
+        public var hint: String?
     }
 
     /// One choice of the open modal.
@@ -231,6 +233,9 @@ public struct KioskModel: Sendable {
             if error.code == .uploadInvalid, let index = modals.firstIndex(where: { $0.upload != nil && !$0.answered })
             {
                 modals[index].upload?.pause()
+                // The first refusal says why (a type the picker does not accept, ...); the
+                // refusals of the chunks already on their way only follow from it.
+                guard modals[index].uploadError == nil else { return [] }
                 modals[index].uploadError = "The host refused a piece: \(error.message)"
             }
             notify(.error, "host: \(error.message)")
@@ -356,7 +361,9 @@ public struct KioskModel: Sendable {
         case .alert(_, let message, let textFields, let actions):
             open.note = message
             open.fields = textFields.map {
-                Field(label: $0.placeholder ?? $0.kind.rawValue, text: $0.text ?? "", secret: $0.kind == .password)
+                Field(
+                    label: $0.placeholder ?? $0.kind.rawValue, text: $0.text ?? "",
+                    secret: $0.isSecureTextEntry ?? ($0.kind == .password), hint: Self.hint(for: $0))
             }
             open.choices = actions.map {
                 Choice(title: $0.title, style: $0.style, enabled: $0.enabled, preferred: $0.preferred)
@@ -366,22 +373,34 @@ public struct KioskModel: Sendable {
             open.choices = actions.map {
                 Choice(title: $0.title, style: $0.style, enabled: $0.enabled, preferred: $0.preferred)
             }
-        case .mailComposer(let to, let cc, let bcc, let subject, let body, _):
+        case .mailComposer(let to, let cc, let bcc, let subject, let body, let isHTML, let options):
             open.fields = [
                 Field(label: "To", text: to.joined(separator: ", "), secret: false),
                 Field(label: "Cc", text: cc.joined(separator: ", "), secret: false),
                 Field(label: "Bcc", text: bcc.joined(separator: ", "), secret: false),
-                Field(label: "Subject", text: subject, secret: false),
-                Field(label: "Body", text: body, secret: false, multiline: true),
             ]
+            if let from = options.from { open.fields.append(Field(label: "From", text: from, secret: false)) }
+            open.fields.append(Field(label: "Subject", text: subject, secret: false))
+            open.fields.append(
+                Field(
+                    label: "Body", text: isHTML ? KioskHTML.readableText(body) : body, secret: false, multiline: true,
+                    hint: isHTML ? "HTML shown as text" : nil))
+            if !options.attachments.isEmpty {
+                open.note =
+                    "Attached: "
+                    + options.attachments.map { "\($0.name) (\(KioskUpload.format($0.size)))" }.joined(separator: ", ")
+                open.fields.append(
+                    Field(
+                        label: "Attachments", text: options.attachments.map(\.name).joined(separator: ", "),
+                        secret: false, hint: "delete a name to leave it out"))
+            }
             open.choices = choices([("Cancel", .cancel), ("Save draft", .default), ("Send", .default)], preferred: 2)
-        case .messageComposer(let recipients, _, let body):
-            open.fields = [
-                Field(label: "To", text: recipients.joined(separator: ", "), secret: false),
-                Field(label: "Message", text: body, secret: false, multiline: true),
-            ]
+        case .messageComposer(let recipients, let subject, let body):
+            open.fields = [Field(label: "To", text: recipients.joined(separator: ", "), secret: false)]
+            if let subject { open.fields.append(Field(label: "Subject", text: subject, secret: false)) }
+            open.fields.append(Field(label: "Message", text: body, secret: false, multiline: true))
             open.choices = choices([("Cancel", .cancel), ("Send", .default)], preferred: 1)
-        case .webAuthentication(let url, let callbackURL, let scheme):
+        case .webAuthentication(let url, let callbackURL, let scheme, _):
             open.url = url
             if callbackURL != nil {
                 open.note =
@@ -392,13 +411,19 @@ public struct KioskModel: Sendable {
                 open.fields = [Field(label: "Callback URL", text: "", secret: false)]
                 open.choices = choices([("Cancel", .cancel), ("Done", .default)], preferred: 1)
             }
-        case .photoPicker(let limit, _, let maxBytes):
-            open.note =
-                "Up to \(limit) file(s), \(KioskUpload.format(maxBytes)) in all. Paths separated by commas."
+        case .photoPicker(let limit, let filter, let maxBytes, let prompt):
+            let count = limit == 0 ? "Any number of files" : limit == 1 ? "One file" : "Up to \(limit) files"
+            open.note = [
+                prompt, Self.accepted(filter, photos: true) + ".",
+                "\(count), \(KioskUpload.format(maxBytes)) in all. Paths separated by commas.",
+            ].compactMap { $0 }.joined(separator: "\n")
             open.fields = [Field(label: "Files", text: "", secret: false)]
             open.choices = choices([("Cancel", .cancel), ("Send", .default)], preferred: 1)
-        case .mediaPicker(_, let multiple, let maxBytes):
-            open.note = "\(multiple ? "Any number of files" : "One file"), \(KioskUpload.format(maxBytes)) in all."
+        case .mediaPicker(let types, let multiple, let maxBytes, let prompt):
+            open.note = [
+                prompt, Self.accepted(types, photos: false) + ".",
+                "\(multiple ? "Any number of files" : "One file"), \(KioskUpload.format(maxBytes)) in all.",
+            ].compactMap { $0 }.joined(separator: "\n")
             open.fields = [Field(label: "Files", text: "", secret: false)]
             open.choices = choices([("Cancel", .cancel), ("Send", .default)], preferred: 1)
         case .custom:
@@ -406,6 +431,49 @@ public struct KioskModel: Sendable {
             open.choices = choices([("Close", .cancel)])
         }
         return open
+    }
+
+    /// What a picker accepts, in words ("Images only", "Audio or video").
+    static func accepted(_ types: [String], photos: Bool) -> String {
+        let known = Set(types.map { $0.lowercased() })
+        let audio = ["audio", "music", "podcast", "audiobook", "anyaudio", "any"].contains { known.contains($0) }
+        let video =
+            ["video", "videos", "movie", "tvshow", "videopodcast", "musicvideo", "homevideo", "anyvideo", "any"]
+            .contains { known.contains($0) }
+        let image = ["image", "images", "livephotos"].contains { known.contains($0) }
+        switch (photos, image, video, audio) {
+        case (true, true, false, _): return "Images only"
+        case (true, false, true, _): return "Videos only"
+        case (true, _, _, _): return "Images or videos"
+        case (false, _, false, true): return "Audio only"
+        case (false, _, true, false): return "Video only"
+        default: return "Audio or video"
+        }
+    }
+
+    /// What a text field's keyboard and content type say about it, for a terminal.
+    static func hint(for field: TextFieldSpec) -> String? {
+        var parts: [String] = []
+        switch field.contentType {
+        case "one-time-code": parts.append("one-time code")
+        case "username": parts.append("user name")
+        case "email": parts.append("e-mail address")
+        case "tel": parts.append("phone number")
+        case "new-password": parts.append("new password")
+        case "current-password": parts.append("password")
+        case "url": parts.append("web address")
+        case .some(let other) where !other.isEmpty: parts.append(other)
+        default: break
+        }
+        switch field.keyboard?.rawValue {
+        case "numeric": parts.append("digits")
+        case "decimal": parts.append("a number")
+        case "phone" where !parts.contains("phone number"): parts.append("phone number")
+        case "email" where !parts.contains("e-mail address"): parts.append("e-mail address")
+        case "url" where !parts.contains("web address"): parts.append("web address")
+        default: break
+        }
+        return parts.isEmpty ? nil : parts.joined(separator: ", ")
     }
 
     // MARK: Keys
@@ -426,6 +494,12 @@ public struct KioskModel: Sendable {
             // The host refused a piece: 1 cancels, 2 or Enter tries again from what it acknowledged.
             switch key {
             case .character("1"): return leave(open)
+            case .character("3"):
+                // Back to the paths: the host refused these files (a type it does not accept).
+                open.upload = nil
+                open.answered = false
+                open.focus = 0
+                return [.dropUpload(id: open.id)]
             case .character("2"), .enter:
                 open.uploadError = nil
                 open.upload?.retry()
@@ -512,15 +586,36 @@ public struct KioskModel: Sendable {
             effects = answer(.action(index: index, textFields: texts))
         case .actionSheet:
             effects = answer(.action(index: index, textFields: []))
-        case .mailComposer:
+        case .mailComposer(_, _, _, _, let body, let isHTML, let options):
             let status: MailStatus = [.cancelled, .saved, .sent][index]
+            let fields = open.fields
+            let field = { (label: String) in fields.first { $0.label == label }?.text }
+            // An HTML body the person did not change goes back as the host wrote it; one they
+            // edited (as text) goes back as HTML made from that text.
+            var edited = field("Body") ?? ""
+            if isHTML { edited = edited == KioskHTML.readableText(body) ? body : KioskHTML.html(fromText: edited) }
+            // The attachments whose names are still in the field, once each.
+            var kept: [String]?
+            if !options.attachments.isEmpty {
+                var names: [String] = []
+                for name in list(field("Attachments") ?? "")
+                where options.attachments.contains(where: { $0.name == name }) && !names.contains(name) {
+                    names.append(name)
+                }
+                kept = names
+            }
             effects = answer(
                 .mail(
-                    status: status, to: list(texts[0]), cc: list(texts[1]), bcc: list(texts[2]), subject: texts[3],
-                    body: texts[4]))
-        case .messageComposer:
+                    status: status, to: list(field("To") ?? ""), cc: list(field("Cc") ?? ""),
+                    bcc: list(field("Bcc") ?? ""), subject: field("Subject") ?? "", body: edited,
+                    from: options.from == nil ? nil : field("From"), attachments: kept))
+        case .messageComposer(_, let subject, _):
+            let fields = open.fields
+            let field = { (label: String) in fields.first { $0.label == label }?.text }
             effects = answer(
-                .message(status: index == 0 ? .cancelled : .sent, recipients: list(texts[0]), body: texts[1]))
+                .message(
+                    status: index == 0 ? .cancelled : .sent, recipients: list(field("To") ?? ""),
+                    body: field("Message") ?? "", subject: subject == nil ? nil : field("Subject")))
         case .webAuthentication:
             effects =
                 cancel

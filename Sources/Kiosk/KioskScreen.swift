@@ -247,7 +247,11 @@ public enum KioskScreen {
             let cursor = focused ? "_" : ""
             let text = field.secret ? String(repeating: "*", count: field.text.count) : field.text
             if field.multiline {
-                rows.append(Row(spans: [(marker, .bold), ("\(field.label):", focused ? .bold : .plain)]))
+                rows.append(
+                    Row(spans: [
+                        (marker, .bold), ("\(field.label)", focused ? .bold : .plain),
+                        (field.hint.map { " (\($0))" } ?? "", .dim), (":", focused ? .bold : .plain),
+                    ]))
                 let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
                 for (number, line) in lines.enumerated() {
                     rows.append(Row("    | " + line + (number == lines.count - 1 ? cursor : "")))
@@ -255,7 +259,9 @@ public enum KioskScreen {
             } else {
                 rows.append(
                     Row(spans: [
-                        (marker, .bold), ("\(field.label): ", focused ? .bold : .plain), (text + cursor, .plain),
+                        (marker, .bold), ("\(field.label)", focused ? .bold : .plain),
+                        (field.hint.map { " (\($0))" } ?? "", .dim), (": ", focused ? .bold : .plain),
+                        (text + cursor, .plain),
                     ]))
             }
         }
@@ -269,6 +275,7 @@ public enum KioskScreen {
         if refused {
             rows.append(Row("  [1] Cancel"))
             rows.append(Row(spans: [("  [2] Try again", .preferred), ("  <- Enter", .bold)]))
+            rows.append(Row("  [3] Choose other files"))
         } else if !busy {
             for (index, choice) in open.choices.enumerated() {
                 let isDefault = open.defaultChoice == index && onChoices
@@ -319,7 +326,7 @@ public enum KioskScreen {
 
     /// What the keys do for the modal on screen; only what is true.
     static func hint(_ open: KioskModel.OpenModal, refused: Bool) -> String {
-        if refused { return "1 or Esc cancels; 2 or Enter tries again." }
+        if refused { return "1 or Esc cancels; 2 or Enter tries again; 3 chooses other files." }
         if open.uploading { return "Esc cancels the upload." }
         if open.answered { return "Esc stops waiting and cancels." }
         var parts: [String] = []

@@ -20,6 +20,16 @@ struct Fields {
         return try checkedString(value, key)
     }
 
+    /// A string field allowed to be longer than `maxStringLength` (an attachment's data).
+    func string(_ key: String, maxLength: Int) throws(ProtocolError) -> String {
+        guard let value = object[key] else { throw .missing(name(key), in: type) }
+        guard let text = value.stringValue else { throw .wrongType(name(key), expected: "a string", in: type) }
+        guard text.utf8.count <= maxLength else {
+            throw ProtocolError(.badMessage, "field '\(name(key))' is too long", ref: type)
+        }
+        return text
+    }
+
     func optionalString(_ key: String) throws(ProtocolError) -> String? {
         guard let value = object[key], !value.isNull else { return nil }
         return try checkedString(value, key)

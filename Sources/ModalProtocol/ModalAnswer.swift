@@ -29,10 +29,15 @@ public enum ModalAnswer: Sendable, Equatable {
     case action(index: Int, textFields: [String])
     /// A web authentication callback URL.
     case callbackURL(String)
-    /// A mail composer outcome and the mail as edited.
-    case mail(status: MailStatus, to: [String], cc: [String], bcc: [String], subject: String, body: String)
-    /// A message composer outcome and the message as edited.
-    case message(status: MessageStatus, recipients: [String], body: String)
+    /// A mail composer outcome and the mail as edited. `from` and `attachments` (the
+    /// names of the host's attachments the mail kept) are `nil` when the client did not
+    /// report them (older clients): the mail then kept what the host sent.
+    case mail(
+        status: MailStatus, to: [String], cc: [String], bcc: [String], subject: String, body: String,
+        from: String? = nil, attachments: [String]? = nil)
+    /// A message composer outcome and the message as edited; `subject` is `nil` when the
+    /// client did not report one.
+    case message(status: MessageStatus, recipients: [String], body: String, subject: String? = nil)
     /// The files a picker delivered (empty: the person picked nothing).
     case picked([PickedItem])
     /// A custom modal's result, decoded later by the custom modal's own type.
@@ -65,29 +70,42 @@ extension ModalDescription {
             let index = try fields.int("action", in: 0...max(0, actions.count - 1))
             try checkEnabled(index, enabled ?? actions.map(\.enabled))
             return .action(index: index, textFields: [])
-        case .webAuthentication(_, _, let scheme):
+        case .webAuthentication(_, _, let scheme, _):
             let url = try fields.string("url")
             if let scheme, !url.lowercased().hasPrefix(scheme.lowercased() + ":") {
                 throw ProtocolError(.badMessage, "field 'value.url' must use the scheme '\(scheme)'", ref: "result")
             }
             return .callbackURL(url)
-        case .mailComposer:
+        case .mailComposer(_, _, _, _, _, _, let options):
             let status = MailStatus(rawValue: try fields.oneOf("status", MailStatus.allCases.map(\.rawValue)))!
             let mail = try fields.optionalObject("mail")
+            let kept = try mail?.optionalStrings("attachments")
+            if let kept {
+                let offered = Set(options.attachments.map(\.name))
+                for (index, name) in kept.enumerated() where !offered.contains(name) {
+                    throw ProtocolError(
+                        .badMessage, "field 'value.mail.attachments[\(index)]' names no attachment of this mail",
+                        ref: "result")
+                }
+                guard Set(kept).count == kept.count else {
+                    throw ProtocolError(.badMessage, "field 'value.mail.attachments' repeats a name", ref: "result")
+                }
+            }
             return .mail(
                 status: status, to: try mail?.optionalStrings("to") ?? [], cc: try mail?.optionalStrings("cc") ?? [],
                 bcc: try mail?.optionalStrings("bcc") ?? [], subject: try mail?.optionalString("subject") ?? "",
-                body: try mail?.optionalString("body") ?? "")
+                body: try mail?.optionalString("body") ?? "", from: try mail?.optionalString("from"),
+                attachments: kept)
         case .messageComposer:
             let status = MessageStatus(rawValue: try fields.oneOf("status", MessageStatus.allCases.map(\.rawValue)))!
             let message = try fields.optionalObject("message")
             return .message(
                 status: status, recipients: try message?.optionalStrings("recipients") ?? [],
-                body: try message?.optionalString("body") ?? "")
-        case .photoPicker(let limit, _, let maxBytes):
+                body: try message?.optionalString("body") ?? "", subject: try message?.optionalString("subject"))
+        case .photoPicker(let limit, _, let maxBytes, _):
             // 0: no limit but the protocol's (PHPickerConfiguration's meaning).
             return .picked(try pickedItems(fields, limit: limit == 0 ? 1_000 : limit, maxBytes: maxBytes))
-        case .mediaPicker(_, let allowsMultiple, let maxBytes):
+        case .mediaPicker(_, let allowsMultiple, let maxBytes, _):
             return .picked(try pickedItems(fields, limit: allowsMultiple ? 1_000 : 1, maxBytes: maxBytes))
         case .custom:
             return .custom(value)
@@ -137,19 +155,18 @@ extension ModalDescription {
             return ["action": .number(Double(index)), "textFields": strings(textFields)]
         case .callbackURL(let url):
             return ["url": .string(url)]
-        case .mail(let status, let to, let cc, let bcc, let subject, let body):
-            return [
-                "status": .string(status.rawValue),
-                "mail": [
-                    "to": strings(to), "cc": strings(cc), "bcc": strings(bcc), "subject": .string(subject),
-                    "body": .string(body),
-                ],
+        case .mail(let status, let to, let cc, let bcc, let subject, let body, let from, let attachments):
+            var mail: [(String, JSONValue)] = [
+                ("to", strings(to)), ("cc", strings(cc)), ("bcc", strings(bcc)), ("subject", .string(subject)),
+                ("body", .string(body)),
             ]
-        case .message(let status, let recipients, let body):
-            return [
-                "status": .string(status.rawValue),
-                "message": ["recipients": strings(recipients), "body": .string(body)],
-            ]
+            if let from { mail.append(("from", .string(from))) }
+            if let attachments { mail.append(("attachments", strings(attachments))) }
+            return ["status": .string(status.rawValue), "mail": .object(mail)]
+        case .message(let status, let recipients, let body, let subject):
+            var message: [(String, JSONValue)] = [("recipients", strings(recipients)), ("body", .string(body))]
+            if let subject { message.append(("subject", .string(subject))) }
+            return ["status": .string(status.rawValue), "message": .object(message)]
         case .picked(let items):
             return [
                 "items": .array(

@@ -49,14 +49,23 @@ extension ModalDescription {
             writer.optionalString(source)
             writer.raw(",\"actions\":")
             Self.write(actions, to: &writer)
-        case .webAuthentication(let url, let callbackURL, let scheme):
+        case .webAuthentication(let url, let callbackURL, let scheme, let options):
             writer.raw(",\"url\":")
             writer.string(url)
             writer.raw(",\"callbackURL\":")
             writer.optionalString(callbackURL)
             writer.raw(",\"callbackURLScheme\":")
             writer.optionalString(scheme)
-        case .mailComposer(let to, let cc, let bcc, let subject, let body, let isHTML):
+            if let ephemeral = options.prefersEphemeralWebBrowserSession {
+                writer.raw(",\"prefersEphemeralWebBrowserSession\":")
+                writer.bool(ephemeral)
+            }
+            if !options.additionalHeaderFields.isEmpty {
+                writer.raw(",\"additionalHeaderFields\":")
+                writer.value(
+                    .object(options.additionalHeaderFields.sorted { $0.key < $1.key }.map { ($0, .string($1)) }))
+            }
+        case .mailComposer(let to, let cc, let bcc, let subject, let body, let isHTML, let options):
             writer.raw(",\"to\":")
             writer.strings(to)
             writer.raw(",\"cc\":")
@@ -69,6 +78,24 @@ extension ModalDescription {
             writer.string(body)
             writer.raw(",\"isHTML\":")
             writer.bool(isHTML)
+            if let from = options.from {
+                writer.raw(",\"from\":")
+                writer.string(from)
+            }
+            if !options.attachments.isEmpty {
+                writer.raw(",\"attachments\":[")
+                for (offset, attachment) in options.attachments.enumerated() {
+                    if offset > 0 { writer.raw(",") }
+                    writer.raw("{\"name\":")
+                    writer.string(attachment.name)
+                    writer.raw(",\"mimeType\":")
+                    writer.string(attachment.mimeType)
+                    writer.raw(",\"data\":")
+                    writer.string(attachment.base64)
+                    writer.raw("}")
+                }
+                writer.raw("]")
+            }
         case .messageComposer(let recipients, let subject, let body):
             writer.raw(",\"recipients\":")
             writer.strings(recipients)
@@ -76,20 +103,22 @@ extension ModalDescription {
             writer.optionalString(subject)
             writer.raw(",\"body\":")
             writer.string(body)
-        case .photoPicker(let limit, let filter, let maxBytes):
+        case .photoPicker(let limit, let filter, let maxBytes, let prompt):
             writer.raw(",\"selectionLimit\":")
             writer.int(limit)
             writer.raw(",\"filter\":")
             writer.strings(filter)
             writer.raw(",\"maxBytes\":")
             writer.int(maxBytes)
-        case .mediaPicker(let types, let allowsMultiple, let maxBytes):
+            Self.write(prompt: prompt, to: &writer)
+        case .mediaPicker(let types, let allowsMultiple, let maxBytes, let prompt):
             writer.raw(",\"types\":")
             writer.strings(types)
             writer.raw(",\"allowsMultiple\":")
             writer.bool(allowsMultiple)
             writer.raw(",\"maxBytes\":")
             writer.int(maxBytes)
+            Self.write(prompt: prompt, to: &writer)
         case .custom(let name, let payload):
             writer.raw(",\"name\":")
             writer.string(name)
@@ -97,6 +126,12 @@ extension ModalDescription {
             writer.value(payload)
         }
         writer.raw("}")
+    }
+
+    private static func write(prompt: String?, to writer: inout JSONWriter) {
+        guard let prompt else { return }
+        writer.raw(",\"prompt\":")
+        writer.string(prompt)
     }
 
     private static func write(_ actions: [ActionSpec], to writer: inout JSONWriter) {
@@ -150,12 +185,14 @@ extension ModalDescription {
         case "webAuthentication":
             return .webAuthentication(
                 url: try fields.string("url"), callbackURL: try fields.optionalString("callbackURL"),
-                callbackURLScheme: try fields.optionalString("callbackURLScheme"))
+                callbackURLScheme: try fields.optionalString("callbackURLScheme"),
+                options: try decodeWebAuthenticationOptions(fields))
         case "mailComposer":
             return .mailComposer(
                 to: try fields.optionalStrings("to") ?? [], cc: try fields.optionalStrings("cc") ?? [],
                 bcc: try fields.optionalStrings("bcc") ?? [], subject: try fields.optionalString("subject") ?? "",
-                body: try fields.optionalString("body") ?? "", isHTML: try fields.optionalBool("isHTML") ?? false)
+                body: try fields.optionalString("body") ?? "", isHTML: try fields.optionalBool("isHTML") ?? false,
+                options: try decodeMailOptions(fields))
         case "messageComposer":
             return .messageComposer(
                 recipients: try fields.optionalStrings("recipients") ?? [],
@@ -164,17 +201,55 @@ extension ModalDescription {
         case "photoPicker":
             return .photoPicker(
                 selectionLimit: try fields.int("selectionLimit"), filter: try fields.optionalStrings("filter") ?? [],
-                maxBytes: try fields.int("maxBytes"))
+                maxBytes: try fields.int("maxBytes"), prompt: try fields.optionalString("prompt"))
         case "mediaPicker":
             return .mediaPicker(
                 types: try fields.optionalStrings("types") ?? [],
-                allowsMultiple: try fields.optionalBool("allowsMultiple") ?? false, maxBytes: try fields.int("maxBytes")
-            )
+                allowsMultiple: try fields.optionalBool("allowsMultiple") ?? false,
+                maxBytes: try fields.int("maxBytes"),
+                prompt: try fields.optionalString("prompt"))
         case "custom":
             return .custom(name: try fields.string("name"), payload: try fields.value("payload"))
         case let other:
             throw ProtocolError(.badMessage, "unknown modal kind '\(other)'", ref: "present")
         }
+    }
+
+    private static func decodeMailOptions(_ fields: Fields) throws(ProtocolError) -> MailOptions {
+        let attachments = try (fields.optionalArray("attachments", maxCount: 100) ?? []).enumerated().map {
+            (index, element) throws(ProtocolError) -> MailAttachment in
+            let path = "modal.attachments[\(index)]"
+            let item = Fields(element, type: "present", path: path)
+            let attachment = MailAttachment(
+                name: try item.string("name"), mimeType: try item.string("mimeType"),
+                base64: try item.string("data", maxLength: JSONParser().maxStringBytes))
+            guard attachment.isWellFormed else {
+                throw ProtocolError(.badMessage, "field '\(path).data' is not base64", ref: "present")
+            }
+            return attachment
+        }
+        guard attachments.reduce(0, { $0 + $1.size }) <= MailAttachment.maxTotalBytes else {
+            throw ProtocolError(
+                .badMessage, "the attachments add up to more than \(MailAttachment.maxTotalBytes) bytes",
+                ref: "present")
+        }
+        return MailOptions(from: try fields.optionalString("from"), attachments: attachments)
+    }
+
+    private static func decodeWebAuthenticationOptions(_ fields: Fields) throws(ProtocolError)
+        -> WebAuthenticationOptions
+    {
+        var headers: [String: String] = [:]
+        if let object = try fields.optionalObject("additionalHeaderFields"), case .object(let pairs) = object.object {
+            guard pairs.count <= 64 else {
+                throw ProtocolError(
+                    .badMessage, "field 'modal.additionalHeaderFields' has too many entries", ref: "present")
+            }
+            for (key, _) in pairs { headers[key] = try object.string(key) }
+        }
+        return WebAuthenticationOptions(
+            prefersEphemeralWebBrowserSession: try fields.optionalBool("prefersEphemeralWebBrowserSession"),
+            additionalHeaderFields: headers)
     }
 
     private static func decodeActions(_ fields: Fields) throws(ProtocolError) -> [ActionSpec] {

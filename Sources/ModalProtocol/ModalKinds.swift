@@ -164,22 +164,118 @@ public enum MessageStatus: String, Sendable, Equatable, CaseIterable {
     case failed
 }
 
+/// A file the host attaches to a mail composer. The client lists it (name, size) and
+/// reports in its result which attachments the mail kept.
+public struct MailAttachment: Sendable, Equatable {
+    /// The file name shown to the person (unique within one mail).
+    public var name: String
+    /// The MIME type.
+    public var mimeType: String
+    /// The bytes, standard base64 with padding, as on the wire (`data`).
+    public var base64: String
+
+    /// The most bytes all attachments of one mail may add up to: 768 KiB, so that every
+    /// attachment's base64 stays within the protocol's 1 MiB string limit.
+    public static let maxTotalBytes = 768 * 1_024
+
+    /// Creates an attachment from its wire form.
+    /// - Parameters:
+    ///   - name: The file name.
+    ///   - mimeType: The MIME type.
+    ///   - base64: The bytes, standard base64 with padding.
+    public init(name: String, mimeType: String, base64: String) {
+        self.name = name
+        self.mimeType = mimeType
+        self.base64 = base64
+    }
+
+    /// The number of bytes `base64` decodes to.
+    public var size: Int {
+        let utf8 = base64.utf8
+        let padding = utf8.reversed().prefix(2).prefix { $0 == UInt8(ascii: "=") }.count
+        return utf8.count / 4 * 3 - padding
+    }
+
+    /// Whether `base64` is well-formed standard base64 with padding.
+    public var isWellFormed: Bool {
+        let utf8 = Array(base64.utf8)
+        guard utf8.count % 4 == 0 else { return false }
+        for (index, byte) in utf8.enumerated() {
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "+"), UInt8(ascii: "/"):
+                continue
+            case UInt8(ascii: "="):
+                // Only the last one or two characters may be padding.
+                guard index >= utf8.count - 2, utf8[index...].allSatisfy({ $0 == UInt8(ascii: "=") }) else {
+                    return false
+                }
+            default:
+                return false
+            }
+        }
+        return true
+    }
+}
+
+/// A mail composer's optional fields (omitted from the JSON when unset).
+public struct MailOptions: Sendable, Equatable {
+    /// The preferred sending address (wire `from`), as `setPreferredSendingEmailAddress`.
+    public var from: String?
+    /// Files the host attaches (wire `attachments`); at most `MailAttachment.maxTotalBytes` in all.
+    public var attachments: [MailAttachment]
+
+    /// Creates the options.
+    /// - Parameters:
+    ///   - from: The preferred sending address.
+    ///   - attachments: The attachments.
+    public init(from: String? = nil, attachments: [MailAttachment] = []) {
+        self.from = from
+        self.attachments = attachments
+    }
+}
+
+/// How a web authentication session is opened, for clients that can honour it (a native
+/// client's `ASWebAuthenticationSession`); a browser or kiosk that opens an address
+/// cannot, and ignores it. Omitted from the JSON when unset.
+public struct WebAuthenticationOptions: Sendable, Equatable {
+    /// Ask for a browser session that shares no cookies with the person's normal browser
+    /// (wire `prefersEphemeralWebBrowserSession`).
+    public var prefersEphemeralWebBrowserSession: Bool?
+    /// Header fields to add to the first request (wire `additionalHeaderFields`, an
+    /// object of strings).
+    public var additionalHeaderFields: [String: String]
+
+    /// Creates the options.
+    /// - Parameters:
+    ///   - prefersEphemeralWebBrowserSession: Whether to ask for an ephemeral session.
+    ///   - additionalHeaderFields: Extra header fields.
+    public init(prefersEphemeralWebBrowserSession: Bool? = nil, additionalHeaderFields: [String: String] = [:]) {
+        self.prefersEphemeralWebBrowserSession = prefersEphemeralWebBrowserSession
+        self.additionalHeaderFields = additionalHeaderFields
+    }
+}
+
 /// What a modal shows: one case per kind of PROTOCOL.md.
 public enum ModalDescription: Sendable, Equatable {
     /// An alert with optional text fields.
     case alert(title: String?, message: String?, textFields: [TextFieldSpec], actions: [ActionSpec])
     /// An action sheet, optionally anchored to a control.
     case actionSheet(title: String?, message: String?, source: String?, actions: [ActionSpec])
-    /// A web authentication session.
-    case webAuthentication(url: String, callbackURL: String?, callbackURLScheme: String?)
-    /// A mail composer.
-    case mailComposer(to: [String], cc: [String], bcc: [String], subject: String, body: String, isHTML: Bool)
+    /// A web authentication session; `options` only for clients that can honour them.
+    case webAuthentication(
+        url: String, callbackURL: String?, callbackURLScheme: String?,
+        options: WebAuthenticationOptions = WebAuthenticationOptions())
+    /// A mail composer; `options` carries the sending address and attachments.
+    case mailComposer(
+        to: [String], cc: [String], bcc: [String], subject: String, body: String, isHTML: Bool,
+        options: MailOptions = MailOptions())
     /// A message composer.
     case messageComposer(recipients: [String], subject: String?, body: String)
-    /// A photo picker.
-    case photoPicker(selectionLimit: Int, filter: [String], maxBytes: Int)
-    /// A media picker.
-    case mediaPicker(types: [String], allowsMultiple: Bool, maxBytes: Int)
+    /// A photo picker; `prompt` is shown above it.
+    case photoPicker(selectionLimit: Int, filter: [String], maxBytes: Int, prompt: String? = nil)
+    /// A media picker; `prompt` is shown above it.
+    case mediaPicker(types: [String], allowsMultiple: Bool, maxBytes: Int, prompt: String? = nil)
     /// A custom modal, shown only to clients that advertise `custom:NAME`.
     case custom(name: String, payload: JSONValue)
 

@@ -11,6 +11,19 @@ let signInAlert = ModalDescription.alert(
         ActionSpec(title: "Cancel", style: .cancel), ActionSpec(title: "Sign In", enabled: false, preferred: true),
     ])
 
+/// A mail with every optional field: HTML body, sending address, an attachment.
+let invoiceMail = ModalDescription.mailComposer(
+    to: ["support@example.com"], cc: [], bcc: [], subject: "Your invoice",
+    body: "<p>Hello &amp; welcome,</p><p>see <a href=\"https://example.com/terms\">our terms</a>.</p>", isHTML: true,
+    options: MailOptions(
+        from: "billing@example.com",
+        attachments: [
+            MailAttachment(name: "invoice.txt", mimeType: "text/plain", base64: "SW52b2ljZSAxMjM0OiAxMiBFVVIK")
+        ]))
+
+let greetingMessage = ModalDescription.messageComposer(
+    recipients: ["0639981337"], subject: "Greetings", body: "Hello World!")
+
 struct HostGolden: Sendable, CustomTestStringConvertible {
     let name: String
     let message: HostMessage
@@ -59,6 +72,31 @@ struct HostGolden: Sendable, CustomTestStringConvertible {
                 modal: .mailComposer(
                     to: ["support@example.com"], cc: [], bcc: [], subject: "Hello", body: "Hello World!", isHTML: false)
             )),
+        HostGolden(
+            name: "host.present.mailComposer.attachments", message: .present(seq: 10, id: "m15", modal: invoiceMail)),
+        HostGolden(
+            name: "host.present.photoPicker.prompt",
+            message: .present(
+                seq: 12, id: "m17",
+                modal: .photoPicker(
+                    selectionLimit: 0, filter: ["image", "video"], maxBytes: 10_485_760, prompt: "Photos of the damage"),
+                uploads: UploadOffer(window: 8))),
+        HostGolden(
+            name: "host.present.mediaPicker.prompt",
+            message: .present(
+                seq: 13, id: "m18",
+                modal: .mediaPicker(
+                    types: ["audio"], allowsMultiple: false, maxBytes: 10_485_760, prompt: "A voice message"),
+                uploads: UploadOffer(window: 8))),
+        HostGolden(
+            name: "host.present.webAuthentication.configured",
+            message: .present(
+                seq: 9, id: "m14",
+                modal: .webAuthentication(
+                    url: "https://idp.example/authorize?state=s1", callbackURL: nil, callbackURLScheme: "myapp",
+                    options: WebAuthenticationOptions(
+                        prefersEphemeralWebBrowserSession: true,
+                        additionalHeaderFields: ["X-Tenant": "acme", "Accept-Language": "fr"])))),
         HostGolden(
             name: "host.present.messageComposer",
             message: .present(
@@ -131,6 +169,20 @@ struct ClientGolden: Sendable, CustomTestStringConvertible {
                         ]
                     ]
                 ])),
+        ClientGolden(
+            name: "client.result.mailComposer",
+            message: .result(
+                id: "m15",
+                value: invoiceMail.resultValue(
+                    .mail(
+                        status: .sent, to: ["support@example.com"], cc: [], bcc: [], subject: "Your invoice",
+                        body: "Thanks", from: "billing@example.com", attachments: ["invoice.txt"])))),
+        ClientGolden(
+            name: "client.result.messageComposer",
+            message: .result(
+                id: "m16",
+                value: greetingMessage.resultValue(
+                    .message(status: .sent, recipients: ["0639981337"], body: "Hello World!", subject: "Greetings")))),
         ClientGolden(name: "client.failure", message: .failure(id: "m12", code: .cancelled, message: "optional text")),
         ClientGolden(name: "client.input", message: .input(id: "m12", textFields: ["ann@example.com", ""])),
         ClientGolden(

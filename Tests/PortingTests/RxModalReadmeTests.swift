@@ -70,6 +70,54 @@ struct RxModalReadmeTests {
         #expect(harness.client.presents.map(\.modal.kind) == ["actionSheet", "mailComposer", "actionSheet"])
     }
 
+    /// The same example with RxModal's default presenter: no `presenter:` anywhere, as in
+    /// the upstream README; the tap's session is `Presenter.current`, and the composer
+    /// chosen from the sheet goes to the session that answered.
+    @Test func contactUsWithTheDefaultPresenter() {
+        let harness = PortingHarness()
+        let disposeBag = DisposeBag()
+        let contactUsButton = harness.session.control("contactUs", title: "Contact us")
+
+        // ---- ported example ----
+        let mailComposer = RemoteModal.mailComposer {
+            $0.to = ["rxmodal@rxswiftcommunity.org"]
+            $0.body = "Hello World!"
+            $0.isHTML = false
+        }
+        let messageComposer = RemoteModal.messageComposer {
+            $0.recipients = ["0639981337"]
+            $0.body = "Hello World!"
+        }
+        contactUsButton
+            .tap
+            .flatMapFirst {
+                RemoteModal.actionSheet(
+                    source: contactUsButton.id,
+                    title: nil,
+                    actions: [
+                        .default(
+                            title: "Mail",
+                            flatMapTo: mailComposer
+                        ),
+                        .default(
+                            title: "Message",
+                            flatMapTo: messageComposer
+                        ),
+                        .cancel(title: "Cancel"),
+                    ])
+            }
+            .subscribe()
+            .disposed(by: disposeBag)
+        // ---- end ----
+
+        harness.settle()
+        harness.client.send(.event(control: "contactUs"))
+        harness.settle()
+        #expect(harness.client.presents.map(\.modal.kind) == ["actionSheet"])
+        harness.choose("m1", action: 1)
+        #expect(harness.client.presents.map(\.modal.kind) == ["actionSheet", "messageComposer"])
+    }
+
     struct Credentials: Equatable {
         let email: String
         let password: String

@@ -15,7 +15,7 @@ struct PickerLimitTests {
         _ = RemoteModal.photoPicker(presenter: .session(harness.session(of: client))) { $0.selectionLimit = 0 }
             .asObservable().subscribe(outcome.observer())
         harness.settle()
-        guard case .photoPicker(let limit, _, _) = client.presents.first?.modal else {
+        guard case .photoPicker(let limit, _, _, _) = client.presents.first?.modal else {
             Issue.record("no picker was presented")
             return
         }

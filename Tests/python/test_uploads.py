@@ -243,3 +243,46 @@ def test_many_sessions_uploading_and_vanishing_stay_within_the_host_budgets():
         asyncio.run(afterwards())
     finally:
         host.stop()
+
+
+def test_a_picker_refuses_files_of_other_types_at_their_first_chunk_and_says_what_it_accepts():
+    """The demo's photo picker accepts images: a text file, and a PDF dressed as a PNG, are
+    refused with upload_invalid naming what is accepted; nothing of them is held; a PNG goes through."""
+    host = Host()
+    try:
+        async def run():
+            client, present = await open_picker(host.url)
+            modal_id = present["id"]
+            assert present["modal"]["filter"] == ["image"]
+
+            def chunk(name, mime, data):
+                return {"type": "upload", "id": modal_id, "file": 0, "name": name, "mimeType": mime,
+                        "size": len(data), "offset": 0, "data": base64.b64encode(data).decode(), "last": True}
+
+            await client.send(chunk("notes.txt", "text/plain", b"just words"))
+            error = await client.expect("error")
+            assert error["code"] == "upload_invalid"
+            assert error["message"] == "only images are accepted here: file 0 ('notes.txt') is text/plain"
+            pdf = b"%PDF-1.7\n" + os.urandom(500)
+            await client.send(chunk("cat.png", "image/png", pdf))
+            error = await client.expect("error")
+            assert error["message"] == ("only images are accepted here: file 0 ('cat.png') says image/png"
+                                        " but its bytes are a PDF document")
+            # Nothing was held: a continuation is told to start at 0.
+            follow = chunk("cat.png", "image/png", pdf)
+            follow["offset"] = 100
+            await client.send(follow)
+            error = await client.expect("error")
+            assert "must start at offset 0" in error["message"]
+            png = b"\x89PNG\r\n\x1a\n" + os.urandom(700)
+            await client.send(chunk("cat.png", "image/png", png))
+            ack = await client.expect("uploadAck")
+            assert ack["received"] == len(png)
+            item = {"name": "cat.png", "mimeType": "image/png", "size": len(png),
+                    "sha256": hashlib.sha256(png).hexdigest()}
+            await client.send({"type": "result", "id": modal_id, "value": {"items": [item]}})
+            assert (await client.expect("status"))["text"] == f"Received 1 photo(s), {len(png)} bytes"
+            await client.close()
+        asyncio.run(run())
+    finally:
+        host.stop()

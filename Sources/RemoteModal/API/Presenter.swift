@@ -1,15 +1,65 @@
+import ModalProtocol
+import Reactive
+
 /// Where a modal is presented.
+///
+/// Every `RemoteModal` function defaults to `.current`, the session whose flow is
+/// running (RxModal's key-window default): inside a control's tap, the host's `sessions`
+/// handler, or a dialog action's flow, a modal presents to that session without naming it.
 public struct Presenter: Sendable {
     enum Target: Sendable {
         case session(Session)
         case sessionID(String)
         case group(String)
+        case current
     }
 
     let target: Target
-    let core: HostCore
+    /// `nil` only for `.current`, which finds its host when it is resolved.
+    let core: HostCore?
     /// The session on whose behalf a group presentation is made, if known.
     var requester: Session?
+
+    /// The session whose flow runs on this thread or task: set by the host while it
+    /// delivers a control's tap, a new session to `sessions`, or a dialog's answer.
+    @TaskLocal static var currentSession: Session?
+
+    /// The session whose flow is running, resolved when the modal is subscribed to (not
+    /// when this value is made): the session whose control was tapped, whose answer is
+    /// being handled, or that the host's `sessions` handler was given. Outside any
+    /// session's flow (a timer, another executor hop, a background task without
+    /// `withCurrentSession`) the modal fails with `RemoteModalError.missingPresenter`.
+    public static var current: Presenter { Presenter(target: .current, core: nil) }
+
+    /// Runs `body` with `session` as the current session, for flows that leave the
+    /// host's callbacks (a `Task`, a scheduler hop) and present later without naming it.
+    /// - Parameters:
+    ///   - session: The session.
+    ///   - body: The flow; modals it subscribes to default to `session`.
+    /// - Returns: What `body` returns.
+    public static func withCurrentSession<T>(_ session: Session, _ body: () throws -> T) rethrows -> T {
+        try $currentSession.withValue(session, operation: body)
+    }
+
+    /// This presenter with `.current` replaced by the running session (`nil`: none runs).
+    func resolved() -> Presenter? {
+        guard case .current = target else { return self }
+        return Self.currentSession.map { .session($0) }
+    }
+
+    /// Presents through the host, resolving `.current` now; without a session to
+    /// present on it fails with `missingPresenter`.
+    func present(
+        _ description: ModalDescription, rules: [EnabledRule?], timeout: Duration?,
+        token: PresentationToken = PresentationToken(), callbacks: PresentationCallbacks
+    ) -> any Disposable {
+        guard let presenter = resolved(), let core = presenter.core else {
+            callbacks.failed(RemoteModalError.missingPresenter)
+            return Disposables.create()
+        }
+        return core.present(
+            presenter, description, rules: rules, timeout: timeout, token: token, callbacks: callbacks)
+    }
 
     /// On one session (its every connection shows it; the first answer wins). A session
     /// that is disconnected but within retention gets it when it resumes.

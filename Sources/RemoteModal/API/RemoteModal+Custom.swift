@@ -17,7 +17,7 @@ extension RemoteModal {
     /// - Returns: The decoded result. A result that does not decode gets `error`
     ///   `bad_message` and the modal stays pending.
     public static func custom<Modal: CustomModal>(
-        _ modal: Modal.Type, payload: Modal.Payload, presenter: Presenter, timeout: Duration? = nil
+        _ modal: Modal.Type, payload: Modal.Payload, presenter: Presenter = .current, timeout: Duration? = nil
     ) -> Single<Modal.Result> {
         presentCustom(modal, payload: payload, presenter: presenter, timeout: timeout) { value in
             try JSONDecoder().decode(Modal.Result.self, from: Data(value.jsonText.utf8))
@@ -33,7 +33,7 @@ extension RemoteModal {
     ///   - timeout: Dismiss with `timeout` after this long.
     /// - Returns: The decoded result, or empty for `null`.
     public static func customMaybe<Modal: CustomModal>(
-        _ modal: Modal.Type, payload: Modal.Payload, presenter: Presenter, timeout: Duration? = nil
+        _ modal: Modal.Type, payload: Modal.Payload, presenter: Presenter = .current, timeout: Duration? = nil
     ) -> Maybe<Modal.Result> {
         presentCustom(modal, payload: payload, presenter: presenter, timeout: timeout) { value -> Modal.Result? in
             if value == .null { return nil }
@@ -51,7 +51,7 @@ extension RemoteModal {
     ///   - timeout: Dismiss with `timeout` after this long.
     /// - Returns: The completable.
     public static func customCompletable<Modal: CustomModal>(
-        _ modal: Modal.Type, payload: Modal.Payload, presenter: Presenter, timeout: Duration? = nil
+        _ modal: Modal.Type, payload: Modal.Payload, presenter: Presenter = .current, timeout: Duration? = nil
     ) -> Completable {
         presentCustom(modal, payload: payload, presenter: presenter, timeout: timeout) { _ in true }.asCompletable()
     }
@@ -66,7 +66,7 @@ extension RemoteModal {
     ///   - timeout: Dismiss with `timeout` after this long.
     /// - Returns: The results.
     public static func customObservable<Modal: CustomModal>(
-        _ modal: Modal.Type, payload: Modal.Payload, presenter: Presenter, timeout: Duration? = nil
+        _ modal: Modal.Type, payload: Modal.Payload, presenter: Presenter = .current, timeout: Duration? = nil
     ) -> Observable<Modal.Result> {
         presentCustom(modal, payload: payload, presenter: presenter, timeout: timeout) { value in
             try JSONDecoder().decode([Modal.Result].self, from: Data(value.jsonText.utf8))
@@ -89,8 +89,8 @@ extension RemoteModal {
                 return try decode(value)
             }
             return Single.create { report in
-                presenter.core.present(
-                    presenter, description, rules: [], timeout: timeout,
+                presenter.present(
+                    description, rules: [], timeout: timeout,
                     callbacks: PresentationCallbacks(
                         answered: { accepted in report(Result { try read(accepted.answer) }) },
                         failed: { report(.failure($0)) },

@@ -15,7 +15,7 @@ public enum RemoteModal {
     /// - Returns: The alert's sequence. Fails with `unsupported` when the client cannot show
     ///   alerts and `missingPresenter` when the presenter resolves to no session.
     public static func alert<Element: Sendable>(
-        _ type: Element.Type = Element.self, presenter: Presenter, title: String?, message: String? = nil,
+        _ type: Element.Type = Element.self, presenter: Presenter = .current, title: String?, message: String? = nil,
         textFields: [DialogTextField] = [], actions: [DialogAction<Element>], timeout: Duration? = nil
     ) -> Observable<Element> {
         let description = ModalDescription.alert(
@@ -34,7 +34,7 @@ public enum RemoteModal {
     ///   - timeout: Dismiss with `timeout` after this long.
     /// - Returns: The sheet's sequence.
     public static func actionSheet<Element: Sendable>(
-        _ type: Element.Type = Element.self, presenter: Presenter, source: String? = nil, title: String?,
+        _ type: Element.Type = Element.self, presenter: Presenter = .current, source: String? = nil, title: String?,
         message: String? = nil, actions: [DialogAction<Element>], timeout: Duration? = nil
     ) -> Observable<Element> {
         let description = ModalDescription.actionSheet(
@@ -51,8 +51,8 @@ public enum RemoteModal {
         }
         return Observable.create { observer in
             let chosen = SerialDisposable()
-            let presentation = presenter.core.present(
-                presenter, description, rules: actions.map { $0.rule }, timeout: timeout,
+            let presentation = presenter.present(
+                description, rules: actions.map { $0.rule }, timeout: timeout,
                 callbacks: PresentationCallbacks(
                     answered: { accepted in
                         guard case .action(let index, let texts) = accepted.answer, actions.indices.contains(index)
@@ -75,12 +75,14 @@ public enum RemoteModal {
     ///   - presenter: Where to show it.
     ///   - timeout: Dismiss with `timeout` after this long.
     /// - Returns: A single of the answer.
-    public static func present(_ description: ModalDescription, presenter: Presenter, timeout: Duration? = nil)
+    public static func present(
+        _ description: ModalDescription, presenter: Presenter = .current, timeout: Duration? = nil
+    )
         -> Single<(answer: ModalAnswer, session: Session)>
     {
         Single.create { report in
-            presenter.core.present(
-                presenter, description, rules: description.actions?.map { _ in nil } ?? [], timeout: timeout,
+            presenter.present(
+                description, rules: description.actions?.map { _ in nil } ?? [], timeout: timeout,
                 callbacks: PresentationCallbacks(
                     answered: { accepted in report(.success((accepted.answer, accepted.session))) },
                     failed: { report(.failure($0)) }))

@@ -20,6 +20,9 @@ public enum RemoteModalError: Error, Equatable, Sendable, CustomStringConvertibl
     case tooManyPending
     /// The client's answer could not be decoded into the custom modal's result type.
     case undecodableResult(String)
+    /// The modal's configuration cannot be sent (attachments too large, a header field
+    /// that is not one); nothing was presented.
+    case invalidConfiguration(String)
     /// The presentation had to cross hosts and the cluster's backplane (Redis) is
     /// unreachable: cluster presentations fail at once until the host has reconnected;
     /// presentations on this host's own sessions keep working.
@@ -29,7 +32,9 @@ public enum RemoteModalError: Error, Equatable, Sendable, CustomStringConvertibl
     public var description: String {
         switch self {
         case .unsupported: "the client does not support this modal"
-        case .missingPresenter: "no connected session to present on"
+        case .missingPresenter:
+            "no connected session to present on (Presenter.current names a session only inside its flow:"
+                + " a control's tap, the host's sessions handler, a dialog's answer; pass a presenter elsewhere)"
         case .denied(let message): "denied" + (message.map { ": \($0)" } ?? "")
         case .cancelled: "cancelled"
         case .failed(let message): "failed" + (message.map { ": \($0)" } ?? "")
@@ -38,6 +43,7 @@ public enum RemoteModalError: Error, Equatable, Sendable, CustomStringConvertibl
         case .hostShutdown: "the host shut down"
         case .tooManyPending: "too many pending modals"
         case .undecodableResult(let reason): "undecodable result: \(reason)"
+        case .invalidConfiguration(let reason): "invalid configuration: \(reason)"
         case .clusterUnavailable: "the cluster backplane is unreachable"
         }
     }

@@ -99,7 +99,8 @@ public final class Session: Sendable, Hashable, CustomStringConvertible {
     /// Delivers a client's tap (executor).
     func tapped(_ controlID: String) {
         let control = controlsState.withLock { $0.first { $0.id == controlID } }
-        control?.receiveTap()
+        // The tap's flow presents, by default, to this session (`Presenter.current`).
+        Presenter.withCurrentSession(self) { control?.receiveTap() }
     }
 
     /// Ends the session's flows (executor).

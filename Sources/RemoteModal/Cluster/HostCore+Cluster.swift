@@ -172,6 +172,9 @@ extension HostCore {
         case .group(let name):
             guard cluster.connected else { return .failure(.clusterUnavailable) }
             return .success(cluster.members(ofGroup: name))
+        case .current:
+            // Resolved to a local session by `Presenter.present` before it gets here.
+            return .success([])
         }
     }
 
@@ -194,7 +197,7 @@ extension HostCore {
             ]
             switch target {
             case .group(let name): message.append(("group", .string(name)))
-            case .session, .sessionID: message.append(("member", .string(members.first?.key ?? "")))
+            case .session, .sessionID, .current: message.append(("member", .string(members.first?.key ?? "")))
             }
             if let requester = presentation.requesterID {
                 message.append(("requester", .string(ClusterState.memberKey(requester))))
@@ -306,7 +309,10 @@ extension HostCore {
     private func deliver(_ decision: AnswerDecision, from session: Session, to presentation: Presentation) {
         switch decision {
         case .success(let answer, let files):
-            presentation.callbacks.answered(AcceptedAnswer(answer: answer, session: session, files: files))
+            // As for local answers: the answer's flow presents, by default, to the session that answered.
+            Presenter.withCurrentSession(session) {
+                presentation.callbacks.answered(AcceptedAnswer(answer: answer, session: session, files: files))
+            }
         case .failure(let code, let text):
             presentation.callbacks.failed(RemoteModalError(code, text))
         }

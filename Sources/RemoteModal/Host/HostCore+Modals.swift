@@ -52,6 +52,9 @@ extension HostCore {
         case .group(let name):
             candidates = sessions.values.filter { $0.client.group == name && !$0.connections.isEmpty }
                 .sorted { $0.id < $1.id }
+        case .current:
+            // Resolved by `Presenter.present` before it gets here.
+            candidates = []
         }
         // In a cluster, the candidates on other hosts (pickers and web authentication stay
         // on this host: uploads and callbacks do not cross hosts).
@@ -215,7 +218,11 @@ extension HostCore {
         metrics.observeLatency(clock.now.timeIntervalSince(presentation.presentedAt))
         switch decision {
         case .success(let answer, let files):
-            presentation.callbacks.answered(AcceptedAnswer(answer: answer, session: session.handle, files: files))
+            // The answer's flow (a dialog action leading to the next modal) presents, by
+            // default, to the session that answered.
+            Presenter.withCurrentSession(session.handle) {
+                presentation.callbacks.answered(AcceptedAnswer(answer: answer, session: session.handle, files: files))
+            }
         case .failure(let code, let text):
             presentation.callbacks.failed(RemoteModalError(code, text))
         }
@@ -308,7 +315,7 @@ extension HostCore {
 
     /// Decides whether a `result` is acceptable: its shape, its uploads, the API's check.
     func decideResult(_ value: JSONValue, for presentation: Presentation) throws(ProtocolError) -> AnswerDecision {
-        if case .webAuthentication(_, let callbackURL, nil) = presentation.description, callbackURL != nil {
+        if case .webAuthentication(_, let callbackURL, nil, _) = presentation.description, callbackURL != nil {
             throw ProtocolError(
                 .badMessage, "this web authentication is answered by its callback URL, not by a result",
                 ref: "result")

@@ -12,7 +12,8 @@ struct AuthCallback: Sendable {
 extension HostCore {
     /// Presents a web authentication modal whose callback this host serves.
     func presentWebAuthentication(
-        _ presenter: Presenter, timeout: Duration?, authorizeURL: @escaping @Sendable (URL, String) -> URL,
+        _ presenter: Presenter, timeout: Duration?, options: WebAuthenticationOptions = WebAuthenticationOptions(),
+        authorizeURL: @escaping @Sendable (URL, String) -> URL,
         report: @escaping @Sendable (Result<URL, any Error>) -> Void
     ) -> any Disposable {
         let nonce = Secrets.sessionID()
@@ -24,7 +25,7 @@ extension HostCore {
         }
         let description = ModalDescription.webAuthentication(
             url: authorizeURL(callback, state).absoluteString, callbackURL: callback.absoluteString,
-            callbackURLScheme: nil)
+            callbackURLScheme: nil, options: options)
         let token = PresentationToken()
         authCallbacks.withLock {
             $0[nonce] = AuthCallback(state: state) { [self] url in
@@ -56,7 +57,9 @@ extension HostCore {
         finish(presentation, answeredBy: session, reason: .resolved)
         metrics.update { $0.resolved += 1 }
         metrics.observeLatency(clock.now.timeIntervalSince(presentation.presentedAt))
-        presentation.callbacks.answered(AcceptedAnswer(answer: answer, session: session.handle, files: []))
+        Presenter.withCurrentSession(session.handle) {
+            presentation.callbacks.answered(AcceptedAnswer(answer: answer, session: session.handle, files: []))
+        }
     }
 
     /// `/auth/callback/NONCE` (or `/auth/INSTANCE/callback/NONCE`): single use, `state`

@@ -317,7 +317,8 @@ final class HostCore: @unchecked Sendable {
             HostMessage.welcome(session: id, resumed: false, retentionSeconds: retentionSeconds).encode(),
             to: connection.id)
         clusterMembershipChanged()
-        newSessions.onNext(handle)
+        // The `sessions` handler runs the session's flow: `Presenter.current` is this session.
+        Presenter.withCurrentSession(handle) { newSessions.onNext(handle) }
         return nil
     }
 

@@ -219,11 +219,14 @@ final class Presentation: @unchecked Sendable {
         }
         self.presentedAt = presentedAt
         switch description {
-        case .photoPicker(let limit, _, let maxBytes):
+        case .photoPicker(let limit, let filter, let maxBytes, _):
             uploads = UploadAssembly(
-                maxBytes: maxBytes, maxFiles: limit == 0 ? 1_000 : max(1, limit), budget: uploadBudget)
-        case .mediaPicker(_, let multiple, let maxBytes):
-            uploads = UploadAssembly(maxBytes: maxBytes, maxFiles: multiple ? 1_000 : 1, budget: uploadBudget)
+                maxBytes: maxBytes, maxFiles: limit == 0 ? 1_000 : max(1, limit), budget: uploadBudget,
+                accepted: AcceptedMedia(photoFilter: filter))
+        case .mediaPicker(let types, let multiple, let maxBytes, _):
+            uploads = UploadAssembly(
+                maxBytes: maxBytes, maxFiles: multiple ? 1_000 : 1, budget: uploadBudget,
+                accepted: AcceptedMedia(mediaTypes: types))
         default:
             uploads = nil
         }

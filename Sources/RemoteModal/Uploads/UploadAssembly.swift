@@ -40,14 +40,20 @@ final class UploadAssembly: @unchecked Sendable {
     let maxFiles: Int
     /// A file whose bytes pass this goes to a spool file even when memory allows.
     let spoolThreshold: Int
+    /// The kinds of files the picker accepts (`nil`: any), checked at each file's first chunk.
+    let accepted: AcceptedMedia?
     private let budget: UploadBudget
     private var files: [Int: FileInProgress] = [:]
 
-    init(maxBytes: Int, maxFiles: Int, budget: UploadBudget, spoolThreshold: Int = 256 * 1_024) {
+    init(
+        maxBytes: Int, maxFiles: Int, budget: UploadBudget, spoolThreshold: Int = 256 * 1_024,
+        accepted: AcceptedMedia? = nil
+    ) {
         self.maxBytes = maxBytes
         self.maxFiles = maxFiles
         self.budget = budget
         self.spoolThreshold = spoolThreshold
+        self.accepted = accepted
     }
 
     /// The contiguous bytes held of each file that has any, by file index.
@@ -80,6 +86,12 @@ final class UploadAssembly: @unchecked Sendable {
             let others = files.values.reduce(0) { $0 + $1.size }
             guard chunk.size >= 0, others + chunk.size <= maxBytes else {
                 throw refuse("the files add up to more than \(maxBytes) bytes", drop: false)
+            }
+            // The picker's filter: the declared type, and the first bytes where they are telling.
+            if let refusal = accepted?.refusal(
+                file: chunk.file, name: chunk.name, mimeType: chunk.mimeType, firstBytes: bytes)
+            {
+                throw refuse(refusal, drop: false)
             }
             guard budget.reserve(chunk.size) else {
                 throw refuse("host upload budget exhausted; try again later", drop: false)
