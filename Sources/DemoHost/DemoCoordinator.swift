@@ -91,24 +91,47 @@ final class ChooseCountryCoordinator: SessionCoordinator<String?>, @unchecked Se
     }
 }
 
-/// `approve`: one alert on every connected session of the group; the first answer wins
-/// and every session of the group hears who decided.
+/// `approve`: one alert on every other connected session of the group; the first answer wins
+/// and every session of the group hears who decided. The requester is never asked to approve
+/// its own request: its control stays busy (waiting) until someone else answers, for at most
+/// two minutes. With nobody else in the group it is told so at once.
 final class ApprovalCoordinator: SessionCoordinator<Void>, @unchecked Sendable {
+    static let timeout: Duration = .seconds(120)
+
     override func start() -> Observable<Void> {
         let session = self.session
+        let others = session.groupSessions.filter { $0.id != session.id }
+        guard !others.isEmpty else {
+            let text =
+                session.client.group == nil
+                ? "Approval needs someone else: this client has no group, so nobody else can answer"
+                : "Nobody else in group '\(session.client.group ?? "")' is connected to approve this request"
+            session.notify(text, level: .error)
+            return .just(())
+        }
+        session.notify("Waiting for \(others.map(\.client.name).joined(separator: ", ")) to approve", level: .info)
         return RemoteModal.alert(
-            presenter: .sameGroup(as: session), title: "Approve request?",
+            presenter: Presenter.sameGroup(as: session).excluding(session), title: "Approve request?",
             message: "\(session.client.name) asks for approval",
             actions: [
-                .default(title: "Approve", mapContext: { "Approved by \($0.session.client.name)" }),
+                DialogAction.default(title: "Approve", mapContext: { "Approved by \($0.session.client.name)" })
+                    .preferred(),
                 .destructive(title: "Reject", mapContext: { "Rejected by \($0.session.client.name)" }),
-            ]
+            ],
+            timeout: Self.timeout
         )
         .map { text in
             for member in session.groupSessions { member.notify(text, level: .info) }
         }
         .catch { error in
-            session.notify("Approval failed: \(error)", level: .error)
+            switch error {
+            case RemoteModalError.timeout:
+                session.notify("Nobody answered the approval request", level: .info)
+            case RemoteModalError.missingPresenter:
+                session.notify("Everyone else in the group left before answering", level: .error)
+            default:
+                session.notify("Approval failed: \(error)", level: .error)
+            }
             return .empty()
         }
     }

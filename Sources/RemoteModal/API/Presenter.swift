@@ -7,6 +7,8 @@ public struct Presenter: Sendable {
 
     let target: Target
     let core: HostCore
+    /// Session ids left out of the presentation.
+    var excluded: Set<String> = []
 
     /// On one session (its every connection shows it; the first answer wins). A session
     /// that is disconnected but within retention gets it when it resumes.
@@ -33,5 +35,15 @@ public struct Presenter: Sendable {
     public static func sameGroup(as session: Session) -> Presenter {
         guard let group = session.client.group else { return .session(session) }
         return Presenter(target: .group(group), core: session.core)
+    }
+
+    /// The same presenter without one session (a request that its sender must not answer).
+    /// When nothing is left the modal fails with `missingPresenter`.
+    /// - Parameter session: The session to leave out.
+    /// - Returns: The presenter.
+    public func excluding(_ session: Session) -> Presenter {
+        var presenter = self
+        presenter.excluded.insert(session.id)
+        return presenter
     }
 }

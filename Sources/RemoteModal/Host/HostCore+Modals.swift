@@ -43,7 +43,7 @@ extension HostCore {
             callbacks.failed(RemoteModalError.hostShutdown)
             return nil
         }
-        let candidates: [SessionState]
+        var candidates: [SessionState]
         switch presenter.target {
         case .session(let handle):
             candidates = sessions[handle.id].map { [$0] } ?? []
@@ -51,6 +51,7 @@ extension HostCore {
             candidates = sessions.values.filter { $0.client.group == name && !$0.connections.isEmpty }
                 .sorted { $0.id < $1.id }
         }
+        candidates.removeAll { presenter.excluded.contains($0.id) }
         guard !candidates.isEmpty else {
             callbacks.failed(RemoteModalError.missingPresenter)
             return nil

@@ -1,0 +1,38 @@
+// `alert`: title, message, text fields, actions. Enter in a field picks the preferred
+// action; Escape picks the cancel action (none: the alert stays and says so).
+import { registerModal } from "./registry.js";
+
+const FIELD_TYPES = {
+  plain: { type: "text", autocomplete: "off" },
+  email: { type: "email", autocomplete: "email", inputmode: "email", spellcheck: "false" },
+  password: { type: "password", autocomplete: "current-password" },
+  phoneNumber: { type: "tel", autocomplete: "tel", inputmode: "tel" },
+  number: { type: "text", inputmode: "decimal", autocomplete: "off" },
+  url: { type: "url", autocomplete: "url", inputmode: "url", spellcheck: "false" },
+};
+
+const LABELS = { plain: "Text", email: "E-mail", password: "Password", phoneNumber: "Phone number", number: "Number", url: "Address" };
+
+registerModal("alert", (modal, ui) => {
+  ui.heading(modal.title);
+  if (modal.message) ui.message(modal.message);
+  const inputs = (modal.textFields ?? []).map((field) => {
+    const label = field.placeholder ? field.placeholder[0].toUpperCase() + field.placeholder.slice(1) : LABELS[field.kind] ?? "Text";
+    const input = ui.field(label, { value: field.kind === "password" ? "" : field.text,
+                                     attributes: FIELD_TYPES[field.kind] ?? FIELD_TYPES.plain });
+    input.addEventListener("input", () => ui.input(inputs.map((i) => i.value)));
+    return input;
+  });
+  const values = () => inputs.map((input) => input.value);
+  const { buttons, update } = ui.actions(modal.actions, (index, button) => ui.resolve({ action: index, textFields: values() }, button),
+                                         { submitOnEnter: inputs.length > 0 });
+  const cancelIndex = modal.actions.findIndex((action) => action.style === "cancel");
+  if (cancelIndex >= 0) {
+    ui.onCancel(() => {
+      const button = buttons[cancelIndex];
+      if (button.disabled) return ui.refuse("Cancel is not available right now");
+      return ui.resolve({ action: cancelIndex, textFields: values() }, button);
+    });
+  }
+  return { update };
+});
