@@ -39,15 +39,23 @@ client.addEventListener("state", ({ detail: { state, attempt } }) => {
   if (state === "open") { everOpen = true; clearTimeout(bannerTimer); bannerTimer = null; banner.hidden = true; }
   if (state === "reconnecting") {
     $("#banner-text").textContent = `Reconnecting… attempt ${Math.max(1, attempt)}`;
-    bannerTimer ??= setTimeout(() => { banner.hidden = client.state === "open"; }, 1000);
+    bannerTimer ??= setTimeout(() => { banner.hidden = client.state === "open"; showInDialogs(); }, 1000);
   }
+  showInDialogs();
   if (state === "unauthorized") { banner.hidden = true; $("#unauthorized").hidden = false; $("#workspace").hidden = true; }
   setControlsEnabled(state === "open");
 });
 $("#retry").addEventListener("click", () => client.retryNow());
 
+/** Open dialogs repeat the banner (the page behind a modal cannot be clicked). */
+function showInDialogs() {
+  const text = banner.hidden ? null : $("#banner-text").textContent;
+  for (const { handle } of open.values()) handle.connection(text);
+}
+
 let controlItems = [];
 let pendingFocus = null;     // a control to focus once it is enabled again
+let lastTapped = null;       // the control whose flow most likely presents next
 
 function setControlsEnabled(online) {
   for (const button of controlsBar.querySelectorAll("button")) {
@@ -72,7 +80,7 @@ client.addEventListener("controls", ({ detail }) => {
     spinner.setAttribute("aria-hidden", "true");
     button.append(label, spinner);
     setBusy(button, item.busy);
-    button.addEventListener("click", () => client.tap(item.id));
+    button.addEventListener("click", () => { lastTapped = item.id; client.tap(item.id); });
     return button;
   }));
   setControlsEnabled(client.state === "open");
@@ -103,7 +111,7 @@ function toast(level, text) {
 client.addEventListener("status", ({ detail }) => toast(detail.level, detail.text));
 client.addEventListener("error", ({ detail }) => console.warn("host error", detail));
 client.addEventListener("sessionLost", ({ detail }) => {
-  if (open.size === 0 && everOpen) {
+  if (detail.modals === 0 && everOpen) {
     toast("info", detail.reason === "restarted" ? "The host restarted; you have a new session." : "Your session expired; you have a new session.");
   }
 });
@@ -112,15 +120,18 @@ client.addEventListener("present", ({ detail: { id, modal, answered } }) => {
   // A notice left by an earlier modal gives way to the new one.
   for (const notice of layer.querySelectorAll("dialog.notice")) notice.remove();
   // Remember what had focus (by control id too: the controls bar is rebuilt meanwhile).
-  const returnFocus = { element: document.activeElement, control: document.activeElement?.dataset?.control };
+  const active = document.activeElement === document.body ? null : document.activeElement;
+  const returnFocus = { element: active, control: active?.dataset?.control ?? lastTapped };
   const handle = openModal(id, modal, {
     answer: (message) => client.answer(message),
     input: (values) => client.input(id, values),
     upload: (files, onProgress, answer) => client.upload(id, files, onProgress, answer),
+    retry: () => client.retryNow(),
     anchor: (source) => document.querySelector(`[data-control="${CSS.escape(source)}"]`)?.getBoundingClientRect() ?? null,
   }, layer);
   if (answered) { handle.ui.alreadyAnswered(); handle.answerState(client.isOpen); }
   open.set(id, { handle, returnFocus });
+  showInDialogs();
 });
 
 client.addEventListener("update", ({ detail }) => open.get(detail.id)?.handle.update(detail.actions));
@@ -144,13 +155,15 @@ client.addEventListener("dismiss", ({ detail }) => {
   if (!entry) return;
   open.delete(detail.id);
   const { element, control } = entry.returnFocus;
-  const target = element?.isConnected ? element : control && document.querySelector(`[data-control="${CSS.escape(control)}"]`);
-  const restoreFocus = () => { if (target?.disabled || !target?.isConnected) pendingFocus = control; else target.focus(); };
+  // Looked up when it is time: the controls bar may have been rebuilt meanwhile.
+  const restoreFocus = () => {
+    const target = element?.isConnected ? element : control && document.querySelector(`[data-control="${CSS.escape(control)}"]`);
+    if (target?.disabled) pendingFocus = control; else target?.focus();
+  };
   // An answer given before a drop was most likely accepted: its modal just closes.
   const notice = detail.reason === "ended" && entry.handle.ui.answered ? null : NOTICES[detail.reason];
   if (notice) {
-    entry.handle.notice(notice[0], notice[1]);
-    restoreFocus();
+    entry.handle.notice(notice[0], notice[1], restoreFocus);
   } else {
     entry.handle.close().then(restoreFocus);
   }

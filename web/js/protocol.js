@@ -193,11 +193,11 @@ export class ModalClient extends EventTarget {
       // (restarted); past it, it expired while we were away.
       const away = this.disconnectedAt === null ? Infinity : this.now() - this.disconnectedAt;
       const reason = away < this.retentionSeconds * 1000 ? "restarted" : "expired";
+      this.emit("sessionLost", { reason, modals: this.shown.size });
       for (const id of [...this.shown]) this.dismissed(id, reason);
       for (const id of [...this.unconfirmed.keys()]) this.unconfirmed.delete(id);
       this.persistAnswers();
       this.lastSeq = 0;
-      this.emit("sessionLost", { reason });
     } else if (fresh) {
       this.lastSeq = 0;
     }

@@ -218,6 +218,12 @@ export function openModal(id, modal, io, layer) {
   dialog.append(body);
   const ui = new DialogUI(id, modal, io, dialog, content);
   ui.content = content;
+  // Offline, the page's banner sits behind the modal: the dialog carries its own, outside the
+  // fieldset an answer disables, so "Retry now" always works.
+  const retry = el("button", { type: "button", class: "banner-button", text: "Retry now", onclick: () => io.retry?.() });
+  const connectionText = el("span", { class: "connection-text" });
+  const connectionLine = el("div", { class: "connection-line", role: "status", hidden: true }, connectionText, retry);
+  body.append(connectionLine);
   body.addEventListener("submit", (event) => event.preventDefault());   // never a local close
 
   const render = rendererFor(modal);
@@ -259,6 +265,10 @@ export function openModal(id, modal, io, layer) {
   dialog.addEventListener("animationend", () => dialog.classList.remove("shake"));
 
   handle.update = (actions) => result?.update?.(actions);
+  handle.connection = (text) => {
+    connectionLine.hidden = !text;
+    connectionText.textContent = text ?? "";
+  };
   handle.answerState = (sent) => ui.answerState(sent);
   handle.rejected = (text) => ui.rejected(text);
   handle.close = () => new Promise((resolve) => {
@@ -277,6 +287,7 @@ export function openModal(id, modal, io, layer) {
     const message = el("p", { id: `message-${id}`, class: "message", text });
     const box = el("div", { class: "notice-body", role: "alert" }, el("h2", { id: `title-${id}`, text: title }), message);
     content.disabled = false;
+    connectionLine.remove();
     content.replaceChildren(box, el("div", { class: "actions" }, ok));
     dialog.className = `modal notice modal-${modal.kind}`;
     dialog.setAttribute("role", "dialog");
