@@ -9,9 +9,11 @@ final class DemoCoordinator: SessionCoordinator<Void>, @unchecked Sendable {
     // The actions live as long as the coordinator (controls hold them weakly).
     private var actions: [ButtonAction] = []
     private let login: OpenIDLogin?
+    private let photoMaxBytes: Int
 
-    init(session: Session, login: OpenIDLogin?) {
+    init(session: Session, login: OpenIDLogin?, photoMaxBytes: Int) {
         self.login = login
+        self.photoMaxBytes = photoMaxBytes
         super.init(session: session)
     }
 
@@ -25,7 +27,9 @@ final class DemoCoordinator: SessionCoordinator<Void>, @unchecked Sendable {
         }
         let approve = ButtonAction { [unowned self] in self.coordinate(to: ApprovalCoordinator(session: session)) }
         let contact = ButtonAction { [unowned self] in self.coordinate(to: ContactCoordinator(session: session)) }
-        let photo = ButtonAction { [unowned self] in self.coordinate(to: PhotoCoordinator(session: session)) }
+        let photo = ButtonAction { [unowned self] in
+            self.coordinate(to: PhotoCoordinator(session: session, maxBytes: self.photoMaxBytes))
+        }
         actions = [signIn, contact, country, photo, approve]
         session.control("signIn", title: "Sign in").bind(to: signIn)
         session.control("contact", title: "Contact us").bind(to: contact)

@@ -7,10 +7,13 @@ public enum DemoFlows {
     /// - Parameters:
     ///   - host: The host.
     ///   - login: The OpenID Connect login, or `nil` to leave the `login` control out.
+    ///   - photoMaxBytes: The most bytes the `photo` picker accepts in all (default 10 MiB).
     /// - Returns: A disposable that stops starting flows on new sessions.
-    public static func install(on host: ModalHost, login: OpenIDLogin? = nil) -> any Disposable {
+    public static func install(on host: ModalHost, login: OpenIDLogin? = nil, photoMaxBytes: Int = 10 * 1_048_576)
+        -> any Disposable
+    {
         host.sessions.subscribe(onNext: { session in
-            DemoCoordinator(session: session, login: login).start()
+            DemoCoordinator(session: session, login: login, photoMaxBytes: photoMaxBytes).start()
                 .take(until: session.ended)
                 .subscribe()
                 .disposed(by: session.disposeBag)

@@ -18,6 +18,8 @@ public struct HostOptions: Sendable {
     public var oidcIssuer: String?
     /// The OpenID Connect client id.
     public var oidcClientID: String?
+    /// The most bytes the demo's photo picker accepts.
+    public var photoMaxBytes = 10 * 1_048_576
 
     /// The flags `modal-host` accepts.
     public static let parser = FlagParser(
@@ -36,6 +38,17 @@ public struct HostOptions: Sendable {
             FlagSpec("max-message-bytes", value: "N", help: "largest accepted message (default 65536)"),
             FlagSpec("rate", value: "N", help: "messages a second one connection may send (default 100)"),
             FlagSpec("burst", value: "N", help: "messages one connection may send at once above --rate (default 200)"),
+            FlagSpec("upload-window", value: "N", help: "upload chunks a client may keep unacknowledged (default 8)"),
+            FlagSpec(
+                "upload-rate", value: "BYTES", help: "upload bytes a second per connection (default 33554432: 32 MiB)"),
+            FlagSpec(
+                "max-upload-memory", value: "BYTES",
+                help: "upload bytes held in memory across the host, then spooled (default 67108864: 64 MiB)"),
+            FlagSpec(
+                "max-upload-spool", value: "BYTES",
+                help: "bytes of uploads in progress across the host (default 1073741824: 1 GiB)"),
+            FlagSpec("spool-dir", value: "PATH", help: "folder for upload spool files (default: one under $TMPDIR)"),
+            FlagSpec("photo-max-bytes", value: "BYTES", help: "the demo photo picker's limit (default 10485760)"),
             FlagSpec("log-level", value: "LEVEL", help: "trace, debug, info, warning or error (default info)"),
             FlagSpec("oidc-issuer", value: "URL", help: "OpenID Connect issuer for the login flow"),
             FlagSpec("oidc-client-id", value: "ID", help: "OpenID Connect client id for the login flow"),
@@ -76,6 +89,12 @@ public struct HostOptions: Sendable {
         options.host.helloTimeoutSeconds = try flags.seconds("hello-timeout") ?? 10
         options.host.messagesPerSecond = Double(try flags.int("rate", in: 1...1_000_000) ?? 100)
         options.host.messageBurst = Double(try flags.int("burst", in: 1...1_000_000) ?? 200)
+        options.host.uploadWindow = try flags.int("upload-window", in: 1...1_024) ?? 8
+        options.host.uploadBytesPerSecond = try flags.int("upload-rate", in: 1_024...Int(Int32.max)) ?? 32 * 1_048_576
+        options.host.maxUploadMemoryBytes = try flags.int("max-upload-memory", in: 0...(1 << 40)) ?? 64 * 1_048_576
+        options.host.maxUploadSpoolBytes = try flags.int("max-upload-spool", in: 0...(1 << 40)) ?? 1_024 * 1_048_576
+        options.host.spoolDirectory = flags.string("spool-dir")
+        options.photoMaxBytes = try flags.int("photo-max-bytes", in: 1...Int(Int32.max)) ?? 10 * 1_048_576
         if let name = flags.string("log-level") {
             guard let level = LogLevel(name: name) else {
                 throw FlagError.invalidValue(flag: "log-level", value: name, expected: "a log level")

@@ -61,22 +61,33 @@ final class ContactCoordinator: SessionCoordinator<Void>, @unchecked Sendable {
 
 /// `photo`: up to three photos, uploaded and checked, then a summary.
 final class PhotoCoordinator: SessionCoordinator<Void>, @unchecked Sendable {
+    private let maxBytes: Int
+
+    init(session: Session, maxBytes: Int) {
+        self.maxBytes = maxBytes
+        super.init(session: session)
+    }
+
     override func start() -> Observable<Void> {
         let session = self.session
-        return RemoteModal.photoPicker(presenter: presenter) { $0.selectionLimit = 3 }
-            .map { files in
-                let bytes = files.reduce(0) { $0 + $1.size }
-                session.notify("Received \(files.count) photo(s), \(bytes) bytes", level: .success)
+        let maxBytes = self.maxBytes
+        return RemoteModal.photoPicker(presenter: presenter) {
+            $0.selectionLimit = 3
+            $0.maxBytes = maxBytes
+        }
+        .map { files in
+            let bytes = files.reduce(0) { $0 + $1.size }
+            session.notify("Received \(files.count) photo(s), \(bytes) bytes", level: .success)
+        }
+        .asObservable()
+        .catch { error in
+            if case RemoteModalError.cancelled = error {
+                session.notify("Photos cancelled", level: .info)
+            } else {
+                session.notify("Photos failed: \(error)", level: .error)
             }
-            .asObservable()
-            .catch { error in
-                if case RemoteModalError.cancelled = error {
-                    session.notify("Photos cancelled", level: .info)
-                } else {
-                    session.notify("Photos failed: \(error)", level: .error)
-                }
-                return .empty()
-            }
+            return .empty()
+        }
     }
 }
 

@@ -82,7 +82,7 @@ public final class KioskApp: @unchecked Sendable {
         model.receive(message)
         if runner != nil {
             switch message {
-            case .present(_, let id, let modal):
+            case .present(_, let id, let modal, _):
                 log(
                     "{\"event\":\"present\",\"id\":\"\(id)\",\"kind\":\"\(modal.kind)\",\"title\":\(json(modal.title ?? ""))}"
                 )

@@ -124,7 +124,7 @@ public struct KioskModel: Sendable {
         case .status(_, let level, let text):
             notices.append((level, text))
             if notices.count > 5 { notices.removeFirst(notices.count - 5) }
-        case .present(_, let id, let modal):
+        case .present(_, let id, let modal, _):
             guard !modals.contains(where: { $0.id == id }) else { return }
             modals.append(Self.open(id, modal))
         case .dismiss(_, let id, _):
@@ -136,6 +136,10 @@ public struct KioskModel: Sendable {
             }
         case .error(_, let error):
             notices.append((.error, "host: \(error.message)"))
+        case .uploadAck:
+            // NB: the kiosk paces its uploads by the window in a later change; until then
+            // acknowledgements need no state here.
+            break
         }
     }
 

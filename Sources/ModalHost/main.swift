@@ -40,7 +40,7 @@ do {
         let login = options.oidcIssuer.flatMap(URL.init(string:)).map {
             OpenIDLogin(issuer: $0, clientID: options.oidcClientID ?? "")
         }
-        let flows = DemoFlows.install(on: host, login: login)
+        let flows = DemoFlows.install(on: host, login: login, photoMaxBytes: options.photoMaxBytes)
         try host.start()
         logger.info("demo host ready: open \(options.publicBaseURL)/ in a browser")
         stop = {

@@ -72,6 +72,11 @@ struct Fields {
         return elements
     }
 
+    func optionalArray(_ key: String, maxCount: Int = 1_000) throws(ProtocolError) -> [JSONValue]? {
+        guard let value = object[key], !value.isNull else { return nil }
+        return try array(key, maxCount: maxCount)
+    }
+
     func strings(_ key: String, maxCount: Int = 1_000) throws(ProtocolError) -> [String] {
         var result: [String] = []
         for (index, element) in try array(key, maxCount: maxCount).enumerated() {

@@ -53,13 +53,51 @@ public struct ControlItem: Sendable, Equatable {
     }
 }
 
+/// How many bytes of one picked file the host holds.
+public struct ReceivedFile: Sendable, Equatable {
+    /// The file's index in the selection.
+    public var file: Int
+    /// The contiguous bytes held from offset 0.
+    public var bytes: Int
+
+    /// Creates a held-bytes entry.
+    /// - Parameters:
+    ///   - file: The file's index.
+    ///   - bytes: The bytes held.
+    public init(file: Int, bytes: Int) {
+        self.file = file
+        self.bytes = bytes
+    }
+}
+
+/// What a picker's `present` says about uploading: the window, and after a resume the
+/// bytes the host already holds of each file.
+public struct UploadOffer: Sendable, Equatable {
+    /// The most chunks a client keeps unacknowledged.
+    public var window: Int
+    /// The bytes held of each file with any (empty on a first presentation).
+    public var received: [ReceivedFile]
+
+    /// Creates an upload offer.
+    /// - Parameters:
+    ///   - window: The most unacknowledged chunks.
+    ///   - received: Bytes held per file.
+    public init(window: Int, received: [ReceivedFile] = []) {
+        self.window = window
+        self.received = received
+    }
+}
+
 /// Every message the host sends. All but `welcome` (and an `error` before `welcome`)
 /// carry the session's `seq`.
 public enum HostMessage: Sendable, Equatable {
     /// The handshake answer.
     case welcome(session: String, resumed: Bool, retentionSeconds: Int)
-    /// Show a modal.
-    case present(seq: Int, id: String, modal: ModalDescription)
+    /// Show a modal; a picker's carries its upload window and, after a resume, what
+    /// the host already holds.
+    case present(seq: Int, id: String, modal: ModalDescription, uploads: UploadOffer? = nil)
+    /// An upload chunk was accepted; `received` is the contiguous bytes now held of `file`.
+    case uploadAck(seq: Int, id: String, file: Int, received: Int)
     /// A modal ended.
     case dismiss(seq: Int, id: String, reason: DismissReason)
     /// The full list of an open modal's action states.
@@ -78,6 +116,7 @@ public enum HostMessage: Sendable, Equatable {
         case .present: "present"
         case .dismiss: "dismiss"
         case .update: "update"
+        case .uploadAck: "uploadAck"
         case .controls: "controls"
         case .status: "status"
         case .error: "error"
@@ -88,8 +127,8 @@ public enum HostMessage: Sendable, Equatable {
     public var seq: Int? {
         switch self {
         case .welcome: nil
-        case .present(let seq, _, _), .dismiss(let seq, _, _), .update(let seq, _, _), .controls(let seq, _),
-            .status(let seq, _, _):
+        case .present(let seq, _, _, _), .dismiss(let seq, _, _), .update(let seq, _, _), .controls(let seq, _),
+            .status(let seq, _, _), .uploadAck(let seq, _, _, _):
             seq
         case .error(let seq, _): seq
         }
@@ -113,11 +152,33 @@ public enum HostMessage: Sendable, Equatable {
             writer.bool(resumed)
             writer.raw(",\"retentionSeconds\":")
             writer.int(retention)
-        case .present(_, let id, let modal):
+        case .present(_, let id, let modal, let uploads):
             writer.raw(",\"id\":")
             writer.string(id)
             writer.raw(",\"modal\":")
             modal.write(to: &writer)
+            if let uploads {
+                writer.raw(",\"uploadWindow\":")
+                writer.int(uploads.window)
+                if !uploads.received.isEmpty {
+                    writer.raw(",\"received\":[")
+                    for (offset, held) in uploads.received.enumerated() {
+                        writer.raw(offset == 0 ? "{\"file\":" : ",{\"file\":")
+                        writer.int(held.file)
+                        writer.raw(",\"bytes\":")
+                        writer.int(held.bytes)
+                        writer.raw("}")
+                    }
+                    writer.raw("]")
+                }
+            }
+        case .uploadAck(_, let id, let file, let received):
+            writer.raw(",\"id\":")
+            writer.string(id)
+            writer.raw(",\"file\":")
+            writer.int(file)
+            writer.raw(",\"received\":")
+            writer.int(received)
         case .dismiss(_, let id, let reason):
             writer.raw(",\"id\":")
             writer.string(id)
@@ -187,9 +248,23 @@ public enum HostMessage: Sendable, Equatable {
                 session: try fields.string("session"), resumed: try fields.bool("resumed"),
                 retentionSeconds: try fields.int("retentionSeconds"))
         case "present":
+            var uploads: UploadOffer?
+            if let window = try fields.optionalInt("uploadWindow") {
+                let held = try fields.optionalArray("received", maxCount: 1_000) ?? []
+                uploads = UploadOffer(
+                    window: window,
+                    received: try held.enumerated().map { (index, element) throws(ProtocolError) -> ReceivedFile in
+                        let entry = Fields(element, type: type, path: "received[\(index)]")
+                        return ReceivedFile(file: try entry.int("file"), bytes: try entry.int("bytes"))
+                    })
+            }
             return .present(
                 seq: try fields.int("seq"), id: try fields.string("id"),
-                modal: try ModalDescription.decode(try fields.value("modal")))
+                modal: try ModalDescription.decode(try fields.value("modal")), uploads: uploads)
+        case "uploadAck":
+            return .uploadAck(
+                seq: try fields.int("seq"), id: try fields.string("id"), file: try fields.int("file"),
+                received: try fields.int("received"))
         case "dismiss":
             let reason = DismissReason(rawValue: try fields.oneOf("reason", DismissReason.allCases.map(\.rawValue)))!
             return .dismiss(seq: try fields.int("seq"), id: try fields.string("id"), reason: reason)

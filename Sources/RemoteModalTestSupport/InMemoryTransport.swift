@@ -169,7 +169,7 @@ public final class TestClient: Sendable {
 
     /// The `present` messages received, as (id, modal).
     public var presents: [(id: String, modal: ModalDescription)] {
-        received.compactMap { if case .present(_, let id, let modal) = $0 { (id, modal) } else { nil } }
+        received.compactMap { if case .present(_, let id, let modal, _) = $0 { (id, modal) } else { nil } }
     }
 
     /// The `dismiss` messages received, as (id, reason).

@@ -53,11 +53,21 @@ struct HostGolden: Sendable, CustomTestStringConvertible {
         HostGolden(
             name: "host.present.photoPicker",
             message: .present(
-                seq: 12, id: "m17", modal: .photoPicker(selectionLimit: 3, filter: ["image"], maxBytes: 10_485_760))),
+                seq: 12, id: "m17", modal: .photoPicker(selectionLimit: 3, filter: ["image"], maxBytes: 10_485_760),
+                uploads: UploadOffer(window: 8))),
+        HostGolden(
+            name: "host.present.photoPicker.resumed",
+            message: .present(
+                seq: 31, id: "m17", modal: .photoPicker(selectionLimit: 3, filter: ["image"], maxBytes: 10_485_760),
+                uploads: UploadOffer(
+                    window: 8, received: [ReceivedFile(file: 0, bytes: 120_034), ReceivedFile(file: 1, bytes: 65_536)]))
+        ),
+        HostGolden(name: "host.uploadAck", message: .uploadAck(seq: 30, id: "m17", file: 1, received: 65_536)),
         HostGolden(
             name: "host.present.mediaPicker",
             message: .present(
-                seq: 13, id: "m18", modal: .mediaPicker(types: ["audio"], allowsMultiple: true, maxBytes: 10_485_760))),
+                seq: 13, id: "m18", modal: .mediaPicker(types: ["audio"], allowsMultiple: true, maxBytes: 10_485_760),
+                uploads: UploadOffer(window: 8))),
         HostGolden(
             name: "host.present.custom",
             message: .present(

@@ -2,7 +2,8 @@
 drops connections at random, mid-message (uploads included), and right after a `result`
 (before its `dismiss`). Every fifth question is a photo picker whose file (20-90 KB, one to
 three 32 KiB chunks) is uploaded before the result, so drops land inside uploads too.
-Clients resume, restart unfinished uploads at offset 0 and re-send unconfirmed answers. At
+Clients resume, continue unfinished uploads from the bytes the re-sent `present` says the
+host holds (`received`; counted, and some must happen) and re-send unconfirmed answers. At
 the end every question the host asked got exactly one value, equal to what its client
 answered (for a picker: the size and SHA-256 of the bytes the client sent), nothing is
 pending, and the host sent no `error` at all.
@@ -152,6 +153,7 @@ class ChaosClient:
         self.done = 0
         self.lost_sessions = 0
         self.reconnects = 0
+        self.resumed_uploads = 0  # re-presented pickers continued from a held offset
 
     async def run(self):
         while self.done < MODALS:
@@ -175,14 +177,28 @@ class ChaosClient:
             if self.session and not welcome["resumed"]:
                 self.lost_sessions += 1
             self.session = welcome["session"]
-            for answer in list(self.unconfirmed.values()):
-                for part in answer:
-                    await ws.send(json.dumps(part))
+            # A resume re-presents every pending modal right after `welcome`: read that burst
+            # first. An unconfirmed answer whose modal is not in it has ended: re-sending its
+            # result makes the host repeat the dismiss that was lost.
+            burst = []
+            if welcome["resumed"]:
+                while True:
+                    try:
+                        burst.append(json.loads(await asyncio.wait_for(ws.recv(), 0.3)))
+                    except asyncio.TimeoutError:
+                        break
+            represented = {message["id"] for message in burst if message["type"] == "present"}
+            for modal_id, answer in list(self.unconfirmed.items()):
+                if modal_id not in represented:
+                    await ws.send(json.dumps(answer[-1]))
             waiting_since = time.monotonic()
             presented = False
             while self.done < MODALS:
                 try:
-                    message = json.loads(await asyncio.wait_for(ws.recv(), 0.5))
+                    if burst:
+                        message = burst.pop(0)
+                    else:
+                        message = json.loads(await asyncio.wait_for(ws.recv(), 0.5))
                 except asyncio.TimeoutError:
                     # No question on screen: ask for one (a duplicate tap is ignored by the host).
                     if not presented and not self.unconfirmed and time.monotonic() - waiting_since > 0.4:
@@ -194,8 +210,14 @@ class ChaosClient:
                     presented = True
                     modal_id = message["id"]
                     if modal_id in self.unconfirmed:
-                        # Re-presented after a resume: upload again from offset 0, answer again.
+                        # Re-presented after a resume: continue the upload from what the host
+                        # holds, then answer again.
+                        held = {entry["file"]: entry["bytes"] for entry in message.get("received", [])}.get(0, 0)
+                        if held:
+                            self.resumed_uploads += 1
                         for part in self.unconfirmed[modal_id]:
+                            if part["type"] == "upload" and part["offset"] + 1 <= held:
+                                continue
                             await ws.send(json.dumps(part))
                         continue
                     number = self.numbers.setdefault(modal_id, len(self.numbers) + 1)
@@ -273,8 +295,9 @@ def test_every_answer_arrives_exactly_once_through_faults():
           f" faults {faults}; reconnects {sum(c.reconnects for c in clients)};"
           f" sessions lost {sum(c.lost_sessions for c in clients)}")
     pickers = sum(1 for client in clients for value in client.expected.values() if value.startswith("P:"))
+    resumed_uploads = sum(client.resumed_uploads for client in clients)
     print(f"chaos: {pickers} of them photo pickers with uploads; upload chunks cut by the proxy "
-          f"{faults['mid-upload']}")
+          f"{faults['mid-upload']}; uploads continued from a held offset {resumed_uploads}")
     assert report["failures"] == []
     assert [error for client in clients for error in client.errors] == []
     assert answered == SESSIONS * MODALS
@@ -290,3 +313,4 @@ def test_every_answer_arrives_exactly_once_through_faults():
     assert sum(client.lost_sessions for client in clients) == 0
     assert faults["random"] > 0 and faults["after-result"] > 0 and faults["mid-message"] > 0
     assert pickers == SESSIONS * (MODALS // PICKER_EVERY) and faults["mid-upload"] > 0
+    assert resumed_uploads > 0

@@ -66,7 +66,8 @@ extension HostCore {
             return nil
         }
         let presentation = Presentation(
-            description: description, callbacks: callbacks, rules: rules, presentedAt: clock.now)
+            description: description, callbacks: callbacks, rules: rules, presentedAt: clock.now,
+            uploadBudget: uploadBudget)
         evaluateTextFieldRules(presentation)
         // An action ruled by a host-side sequence stays disabled until the sequence speaks.
         for (index, rule) in rules.enumerated() where index < presentation.actionStates.count {
@@ -76,7 +77,10 @@ extension HostCore {
             let modalID = session.allocateModalID()
             presentation.targets.append((session, modalID))
             session.addPending(modalID, presentation)
-            broadcast(session) { .present(seq: $0, id: modalID, modal: presentation.currentDescription) }
+            broadcast(session) {
+                .present(
+                    seq: $0, id: modalID, modal: presentation.currentDescription, uploads: uploadOffer(presentation))
+            }
             logger.info("session \(session.shortID): present \(modalID) (\(description.kind))")
         }
         metrics.update { $0.presented += 1 }
@@ -129,7 +133,13 @@ extension HostCore {
         presentation.finished = true
         presentation.timeout?.dispose()
         presentation.ruleSubscriptions.dispose()
-        presentation.uploads?.reset()
+        if let uploads = presentation.uploads {
+            uploads.reset()
+            metrics.update {
+                $0.uploadMemoryBytes = uploadBudget.memoryInUse
+                $0.uploadSpoolBytes = uploadBudget.spooled
+            }
+        }
         for (session, modalID) in presentation.targets {
             session.removePending(modalID)
             let sessionReason: DismissReason = answeredBy == nil || answeredBy === session ? reason : .superseded
@@ -174,8 +184,22 @@ extension HostCore {
         return nil
     }
 
-    /// Adds an upload chunk to a pending picker; any violation drops what was received.
-    func upload(_ chunk: UploadChunk, in session: SessionState) -> ProtocolError? {
+    /// What a picker's `present` says about uploads: the window and the bytes held.
+    func uploadOffer(_ presentation: Presentation) -> UploadOffer? {
+        presentation.uploads.map { UploadOffer(window: configuration.uploadWindow, received: $0.held) }
+    }
+
+    /// Whether a decoded message is an upload chunk for a pending picker of the
+    /// connection's session (paced by the upload window, not the message rate).
+    func isPickerUpload(_ decoded: Result<ClientMessage, ProtocolError>, on connection: ConnectionState) -> Bool {
+        guard case .success(.upload(let chunk)) = decoded, let session = connection.session else { return false }
+        return session.pending[chunk.id]?.uploads != nil
+    }
+
+    /// Adds an upload chunk to a pending picker and acknowledges it, when the connection's
+    /// upload byte budget allows at once, otherwise later. A client with `uploadWindow`
+    /// acknowledgements outstanding gets `rate_limited` and the chunk is not stored.
+    func upload(_ chunk: UploadChunk, from connection: ConnectionState, in session: SessionState) -> ProtocolError? {
         guard session.wasPresented(chunk.id) else {
             return ProtocolError(.unknownModal, "modal '\(chunk.id)' was never presented here", ref: "upload")
         }
@@ -184,13 +208,64 @@ extension HostCore {
             return ProtocolError(
                 .uploadInvalid, "a \(presentation.description.kind) modal takes no uploads", ref: "upload")
         }
+        guard connection.heldAcks.count < configuration.uploadWindow else {
+            metrics.update { $0.uploadChunksRefused += 1 }
+            return ProtocolError(
+                .rateLimited,
+                "more than \(configuration.uploadWindow) upload chunks unacknowledged; wait for uploadAck",
+                ref: "upload")
+        }
+        let accepted: (held: Int, bytes: Int)
         do {
-            try uploads.add(chunk)
+            accepted = try uploads.add(chunk)
         } catch {
-            uploads.reset()
-            return error
+            metrics.update { $0.uploadChunksRefused += 1 }
+            return error.error
+        }
+        metrics.update {
+            $0.uploadBytes += accepted.bytes
+            $0.uploadMemoryBytes = uploadBudget.memoryInUse
+            $0.uploadSpoolBytes = uploadBudget.spooled
+        }
+        let now = clock.now.timeIntervalSince1970
+        let due = connection.uploadPacer.spend(accepted.bytes, now: now)
+        let ack = HeldAck(due: due, session: session, id: chunk.id, file: chunk.file, received: accepted.held)
+        if due <= now, connection.heldAcks.isEmpty {
+            sendAck(ack, to: connection)
+        } else {
+            connection.heldAcks.append(ack)
+            scheduleAcks(connection)
         }
         return nil
+    }
+
+    private func sendAck(_ ack: HeldAck, to connection: ConnectionState) {
+        let message = HostMessage.uploadAck(
+            seq: ack.session.takeSeq(), id: ack.id, file: ack.file, received: ack.received)
+        transport.send(message.encode(), to: connection.id)
+    }
+
+    /// Sends the held acknowledgements that are due, and waits for the next one.
+    private func scheduleAcks(_ connection: ConnectionState) {
+        guard connection.ackTimer == nil, let next = connection.heldAcks.first else { return }
+        let delay = max(0, next.due - clock.now.timeIntervalSince1970)
+        connection.ackTimer = clock.schedule(after: .seconds(delay)) { [weak self] in
+            guard let self else { return }
+            queue.async {
+                connection.ackTimer = nil
+                guard self.connections[connection.id] === connection else { return }
+                // The first is what the timer waited for (a coarse clock may fire a little
+                // early: sending it anyway guarantees progress); then whatever else is due.
+                let now = self.clock.now.timeIntervalSince1970
+                var first = true
+                while let next = connection.heldAcks.first, first || next.due <= now {
+                    first = false
+                    connection.heldAcks.removeFirst()
+                    self.sendAck(next, to: connection)
+                }
+                self.scheduleAcks(connection)
+            }
+        }
     }
 
     /// Decides whether a `result` is acceptable: its shape, its uploads, the API's check.
@@ -200,12 +275,7 @@ extension HostCore {
             throw ProtocolError(.badMessage, message, ref: "result")
         }
         guard case .picked(let items) = answer, let uploads = presentation.uploads else { return .success(answer, []) }
-        do {
-            return .success(answer, try uploads.finish(items))
-        } catch {
-            uploads.reset()
-            throw error
-        }
+        return .success(answer, try uploads.finish(items))
     }
 
     func input(_ id: String, _ textFields: [String], in session: SessionState) -> ProtocolError? {

@@ -58,6 +58,7 @@ extension HostCore {
         metrics.update { $0.sessions = 0 }
         for handle in ended { handle.end() }
         newSessions.onCompleted()
+        uploadBudget.spool.removeAll()
     }
 
     /// Replaces a session's controls list and sends it.

@@ -20,6 +20,8 @@ final class HostCore: @unchecked Sendable {
     let logger: Logger
     let metrics = HostMetrics()
     let newSessions = PublishSubject<Session>()
+    /// Memory and spool budgets shared by every upload on this host.
+    let uploadBudget: UploadBudget
     private let routes = Locked<[(prefix: String, route: HTTPRoute)]>([])
     /// Host-served web authentication callbacks by nonce.
     let authCallbacks = Locked<[String: AuthCallback]>([:])
@@ -38,6 +40,9 @@ final class HostCore: @unchecked Sendable {
         self.clock = clock
         self.queue = queue
         self.logger = logger
+        uploadBudget = UploadBudget(
+            maxMemory: configuration.maxUploadMemoryBytes, maxReserved: configuration.maxUploadSpoolBytes,
+            spool: SpoolDirectory(path: configuration.spoolDirectory))
         queue.setSpecific(key: queueKey, value: true)
     }
 
@@ -55,6 +60,7 @@ final class HostCore: @unchecked Sendable {
     // MARK: Transport events (any thread)
 
     func start() throws {
+        try uploadBudget.spool.prepare()
         try transport.start(
             events: TransportEvents(
                 // Weak: the transport outlives nothing, but a strong capture would make the
@@ -106,9 +112,13 @@ final class HostCore: @unchecked Sendable {
             transport.close(id, code: .goingAway, reason: "host shutting down")
             return
         }
+        let uploadRate = Double(configuration.uploadBytesPerSecond)
         let connection = ConnectionState(
             id: id, info: info,
-            bucket: TokenBucket(rate: configuration.messagesPerSecond, burst: configuration.messageBurst))
+            bucket: TokenBucket(rate: configuration.messagesPerSecond, burst: configuration.messageBurst),
+            uploadPacer: UploadPacer(
+                rate: uploadRate,
+                burst: max(uploadRate / 4, Double(configuration.uploadWindow * UploadAssembly.maxChunkBytes))))
         // Timers hold the core weakly: a scheduler keeps a cancelled timer's closure until its
         // deadline, and must not keep a released host alive until then.
         connection.helloTimer = clock.schedule(after: .seconds(configuration.helloTimeoutSeconds)) { [weak self] in
@@ -127,6 +137,8 @@ final class HostCore: @unchecked Sendable {
     private func closed(_ id: ConnectionID, _ code: CloseCode) {
         guard let connection = connections.removeValue(forKey: id) else { return }
         connection.helloTimer?.dispose()
+        connection.ackTimer?.dispose()
+        connection.heldAcks = []
         metrics.update { $0.connections -= 1 }
         guard let session = connection.session else { return }
         session.connections.removeAll { $0 == id }
@@ -145,7 +157,10 @@ final class HostCore: @unchecked Sendable {
     private func received(_ id: ConnectionID, _ decoded: Result<ClientMessage, ProtocolError>) {
         guard let connection = connections[id] else { return }
         if case .closing = connection.phase { return }
-        guard connection.bucket.take(now: clock.now.timeIntervalSince1970) else {
+        // Chunks for a pending picker are paced by the upload window and byte budget
+        // (`upload(_:from:in:)`); every other message by the message rate.
+        guard isPickerUpload(decoded, on: connection) || connection.bucket.take(now: clock.now.timeIntervalSince1970)
+        else {
             reject(
                 connection,
                 ProtocolError(.rateLimited, "more than \(Int(configuration.messagesPerSecond)) messages a second"))
@@ -227,7 +242,8 @@ final class HostCore: @unchecked Sendable {
             for modalID in session.pendingOrder {
                 guard let presentation = session.pending[modalID] else { continue }
                 let present = HostMessage.present(
-                    seq: session.takeSeq(), id: modalID, modal: presentation.currentDescription)
+                    seq: session.takeSeq(), id: modalID, modal: presentation.currentDescription,
+                    uploads: uploadOffer(presentation))
                 transport.send(present.encode(), to: connection.id)
             }
             return nil
@@ -269,7 +285,7 @@ final class HostCore: @unchecked Sendable {
         case .input(let id, let textFields):
             return input(id, textFields, in: session)
         case .upload(let chunk):
-            return upload(chunk, in: session)
+            return upload(chunk, from: connection, in: session)
         case .event(let control):
             session.handle.tapped(control)
             return nil

@@ -16,6 +16,10 @@ final class HostMetrics: Sendable {
         var resolved = 0
         var dismissed: [DismissReason: Int] = [:]
         var errors: [ErrorCode: Int] = [:]
+        var uploadBytes = 0
+        var uploadChunksRefused = 0
+        var uploadMemoryBytes = 0
+        var uploadSpoolBytes = 0
         var latencyBuckets: [Int]
         var latencySum = 0.0
         var latencyCount = 0
@@ -74,6 +78,19 @@ final class HostMetrics: Sendable {
         metric(
             "remote_modal_errors_total", "counter", "Protocol errors sent, by code.",
             ErrorCode.all.map { ("{code=\"\($0.rawValue)\"}", "\(counters.errors[$0] ?? 0)") })
+        metric(
+            "remote_modal_upload_bytes_total", "counter", "Upload bytes accepted (resent bytes count again).",
+            [("", "\(counters.uploadBytes)")])
+        metric(
+            "remote_modal_upload_chunks_refused_total", "counter",
+            "Upload chunks refused (invalid or past the window).",
+            [("", "\(counters.uploadChunksRefused)")])
+        metric(
+            "remote_modal_upload_held_bytes", "gauge", "Bytes of uploads in progress held, by where.",
+            [
+                ("{where=\"memory\"}", "\(counters.uploadMemoryBytes)"),
+                ("{where=\"spool\"}", "\(counters.uploadSpoolBytes)"),
+            ])
         var histogram: [(String, String)] = zip(Self.bucketBounds, counters.latencyBuckets).map { bound, count in
             ("_bucket{le=\"\(bound)\"}", "\(count)")
         }

@@ -18,11 +18,18 @@ final class ConnectionState: @unchecked Sendable {
     var consecutiveErrors = 0
     var bucket: TokenBucket
     var helloTimer: (any Disposable)?
+    /// Paces this connection's upload chunks by bytes (acknowledgements wait while it is spent).
+    var uploadPacer: UploadPacer
+    /// Acknowledgements held back by the pacer, oldest first; its count is the number of
+    /// chunks the client has unacknowledged as far as the host can tell.
+    var heldAcks: [HeldAck] = []
+    var ackTimer: (any Disposable)?
 
-    init(id: ConnectionID, info: ConnectionInfo, bucket: TokenBucket) {
+    init(id: ConnectionID, info: ConnectionInfo, bucket: TokenBucket, uploadPacer: UploadPacer) {
         self.id = id
         self.info = info
         self.bucket = bucket
+        self.uploadPacer = uploadPacer
     }
 
     var session: SessionState? {
@@ -170,7 +177,10 @@ final class Presentation: @unchecked Sendable {
     let uploads: UploadAssembly?
     let presentedAt: Date
 
-    init(description: ModalDescription, callbacks: PresentationCallbacks, rules: [EnabledRule?], presentedAt: Date) {
+    init(
+        description: ModalDescription, callbacks: PresentationCallbacks, rules: [EnabledRule?], presentedAt: Date,
+        uploadBudget: UploadBudget
+    ) {
         self.description = description
         self.callbacks = callbacks
         self.rules = rules
@@ -183,19 +193,25 @@ final class Presentation: @unchecked Sendable {
         self.presentedAt = presentedAt
         switch description {
         case .photoPicker(let limit, _, let maxBytes):
-            uploads = UploadAssembly(maxBytes: maxBytes, maxFiles: max(1, limit))
+            uploads = UploadAssembly(maxBytes: maxBytes, maxFiles: max(1, limit), budget: uploadBudget)
         case .mediaPicker(_, let multiple, let maxBytes):
-            uploads = UploadAssembly(maxBytes: maxBytes, maxFiles: multiple ? 1_000 : 1)
+            uploads = UploadAssembly(maxBytes: maxBytes, maxFiles: multiple ? 1_000 : 1, budget: uploadBudget)
         default:
             uploads = nil
         }
     }
 
-    /// The description with the current action states, as a resume re-presents it.
+    /// The description with the current action states and, for an alert, the text last
+    /// typed into each field (never a password's), as a resume re-presents it.
     var currentDescription: ModalDescription {
         switch description {
         case .alert(let title, let message, let fields, let actions):
-            return .alert(title: title, message: message, textFields: fields, actions: applyStates(actions))
+            let typed = zip(fields, textFields).map { field, text in
+                var field = field
+                if field.kind != .password, !(text.isEmpty && field.text == nil) { field.text = text }
+                return field
+            }
+            return .alert(title: title, message: message, textFields: typed, actions: applyStates(actions))
         case .actionSheet(let title, let message, let source, let actions):
             return .actionSheet(title: title, message: message, source: source, actions: applyStates(actions))
         default:

@@ -12,6 +12,22 @@ public struct ModalHostConfiguration: Sendable {
     public var messageBurst: Double = 200
     /// Errors in a row after which a connection is closed with 1008.
     public var maxConsecutiveErrors = 20
+    /// The most upload chunks a client keeps unacknowledged (`present.uploadWindow`); a
+    /// client past it gets `rate_limited` and the chunk is not stored.
+    public var uploadWindow = 8
+    /// Upload bytes a second one connection may send to pending pickers, on average.
+    /// Upload chunks are paced by this budget (acknowledgements are held back while it is
+    /// spent), not by `messagesPerSecond`.
+    public var uploadBytesPerSecond = 32 * 1_048_576
+    /// Bytes of uploads held in memory across all sessions; past it, chunks go to spool files.
+    public var maxUploadMemoryBytes = 64 * 1_048_576
+    /// Bytes of uploads in progress across the host (the declared sizes of files being
+    /// received, in memory or spooled); a file that would pass it is refused with
+    /// `upload_invalid` "host upload budget exhausted".
+    public var maxUploadSpoolBytes = 1_024 * 1_048_576
+    /// The folder for spool files, or `nil` for a folder of this process's own under the
+    /// system's temporary directory. Spool files in it are removed at start and at shutdown.
+    public var spoolDirectory: String?
     /// The access token clients must send in `hello`, or `nil` for none.
     public var accessToken: String?
     /// The public base URL of the host (`http://127.0.0.1:8080`), for callback URLs.

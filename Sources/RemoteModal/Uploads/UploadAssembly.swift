@@ -1,9 +1,20 @@
 import Foundation
 import ModalProtocol
 
+/// A refused upload chunk: the error for the client, and whether the file's held bytes
+/// were dropped (they stay for an offset that does not continue them).
+struct UploadRefusal: Error {
+    let error: ProtocolError
+    let droppedFile: Bool
+}
+
 /// Reassembles one picker's uploads: offsets contiguous, sizes consistent, total within
-/// `maxBytes`; memory bounded by spooling each file past `spoolThreshold` to a temporary
-/// file. Executor-confined.
+/// `maxBytes`, and the host-wide `UploadBudget` respected. Bytes are held in memory while
+/// the file is small and the host's memory budget allows, otherwise in a spool file.
+/// What is held survives disconnects (the presentation outlives its connections).
+///
+/// Executor-confined: `@unchecked Sendable` only so closures that hop onto the executor
+/// can carry it.
 final class UploadAssembly: @unchecked Sendable {
     private final class FileInProgress {
         let name: String
@@ -21,111 +32,171 @@ final class UploadAssembly: @unchecked Sendable {
             self.mimeType = mimeType
             self.size = size
         }
-
-        func discard() {
-            try? spool?.close()
-            if let spoolURL { try? FileManager.default.removeItem(at: spoolURL) }
-            spool = nil
-            spoolURL = nil
-            memory = Data()
-        }
     }
 
+    /// The most bytes of one chunk, as PROTOCOL.md says.
+    static let maxChunkBytes = 32 * 1_024
     let maxBytes: Int
     let maxFiles: Int
+    /// A file whose bytes pass this goes to a spool file even when memory allows.
     let spoolThreshold: Int
+    private let budget: UploadBudget
     private var files: [Int: FileInProgress] = [:]
 
-    init(maxBytes: Int, maxFiles: Int, spoolThreshold: Int = 256 * 1024) {
+    init(maxBytes: Int, maxFiles: Int, budget: UploadBudget, spoolThreshold: Int = 256 * 1_024) {
         self.maxBytes = maxBytes
         self.maxFiles = maxFiles
+        self.budget = budget
         self.spoolThreshold = spoolThreshold
     }
 
-    private var bytesAccounted: Int { files.values.reduce(0) { $0 + $1.size } }
+    /// The contiguous bytes held of each file that has any, by file index.
+    var held: [ReceivedFile] {
+        files.keys.sorted().compactMap { index in
+            let file = files[index]!
+            return file.received > 0 ? ReceivedFile(file: index, bytes: file.received) : nil
+        }
+    }
 
-    /// Adds a chunk.
-    /// - Throws: `upload_invalid` naming the violation; the caller then calls `reset()`.
-    func add(_ chunk: UploadChunk) throws(ProtocolError) {
-        func invalid(_ reason: String) -> ProtocolError { ProtocolError(.uploadInvalid, reason, ref: "upload") }
-        guard chunk.file < maxFiles else { throw invalid("file \(chunk.file) is past the selection limit") }
-        guard let bytes = Data(base64Encoded: chunk.data) else { throw invalid("field 'data' is not base64") }
-        guard bytes.count <= 32 * 1024 else { throw invalid("a chunk carries at most 32 KiB") }
+    /// Adds a chunk. Offset 0 (re)starts a file; any other offset must equal what is held.
+    /// - Returns: The contiguous bytes now held of the chunk's file, and the chunk's size.
+    /// - Throws: `UploadRefusal`; an offset that does not continue the file keeps what is
+    ///   held, any other violation drops that file's bytes.
+    func add(_ chunk: UploadChunk) throws(UploadRefusal) -> (held: Int, bytes: Int) {
+        func refuse(_ reason: String, drop: Bool = true) -> UploadRefusal {
+            if drop { discard(chunk.file) }
+            return UploadRefusal(error: ProtocolError(.uploadInvalid, reason, ref: "upload"), droppedFile: drop)
+        }
+        guard chunk.file < maxFiles else {
+            throw refuse("file \(chunk.file) is past the selection limit of \(maxFiles)", drop: false)
+        }
+        guard let bytes = Data(base64Encoded: chunk.data) else {
+            throw refuse("field 'data' is not base64", drop: false)
+        }
+        guard bytes.count <= Self.maxChunkBytes else { throw refuse("a chunk carries at most 32 KiB", drop: false) }
         if chunk.offset == 0 {
-            // A file starts (again, after a reconnect): whatever came before is dropped.
-            files.removeValue(forKey: chunk.file)?.discard()
-            guard chunk.size >= 0, bytesAccounted + chunk.size <= maxBytes else {
-                throw invalid("the files add up to more than \(maxBytes) bytes")
+            // A file starts (again: a client that lost track of what the host holds starts over).
+            discard(chunk.file)
+            let others = files.values.reduce(0) { $0 + $1.size }
+            guard chunk.size >= 0, others + chunk.size <= maxBytes else {
+                throw refuse("the files add up to more than \(maxBytes) bytes", drop: false)
+            }
+            guard budget.reserve(chunk.size) else {
+                throw refuse("host upload budget exhausted; try again later", drop: false)
             }
             files[chunk.file] = FileInProgress(name: chunk.name, mimeType: chunk.mimeType, size: chunk.size)
         }
-        guard let file = files[chunk.file], !file.complete else {
-            throw invalid("file \(chunk.file) must start at offset 0")
+        guard let file = files[chunk.file] else {
+            throw refuse("file \(chunk.file) must start at offset 0 (the host holds 0 bytes of it)", drop: false)
+        }
+        guard !file.complete else {
+            throw refuse(
+                "file \(chunk.file) is complete (the host holds all \(file.received) bytes); send the result",
+                drop: false)
         }
         guard chunk.offset == file.received else {
-            throw invalid("offset \(chunk.offset) is not contiguous (expected \(file.received))")
+            throw refuse(
+                "offset \(chunk.offset) does not continue file \(chunk.file): the host holds \(file.received) bytes;"
+                    + " send from offset \(file.received)", drop: false)
         }
         guard chunk.size == file.size, chunk.name == file.name else {
-            throw invalid("file \(chunk.file) changed its name or size")
+            throw refuse("file \(chunk.file) changed its name or size")
         }
         guard file.received + bytes.count <= file.size else {
-            throw invalid("file \(chunk.file) is longer than its size")
+            throw refuse("file \(chunk.file) is longer than its size")
         }
+        guard store(bytes, in: file) else { throw refuse("the host could not store the upload") }
         file.hash.update(bytes)
         file.received += bytes.count
-        if file.spool == nil, file.memory.count + bytes.count > spoolThreshold {
-            let url = FileManager.default.temporaryDirectory.appendingPathComponent(
-                "remote-modal-upload-\(UUID().uuidString)")
-            _ = FileManager.default.createFile(
-                atPath: url.path, contents: file.memory, attributes: [.posixPermissions: 0o600])
-            file.spool = try? FileHandle(forWritingTo: url)
-            _ = try? file.spool?.seekToEnd()
-            file.spoolURL = url
-            file.memory = Data()
-            guard file.spool != nil else { throw invalid("the host could not store the upload") }
-        }
-        if let spool = file.spool {
-            do { try spool.write(contentsOf: bytes) } catch { throw invalid("the host could not store the upload") }
-        } else {
-            file.memory.append(bytes)
-        }
         if chunk.last {
             guard file.received == file.size else {
-                throw invalid("file \(chunk.file) ended after \(file.received) of \(file.size) bytes")
+                throw refuse("file \(chunk.file) ended after \(file.received) of \(file.size) bytes")
             }
             file.complete = true
             try? file.spool?.close()
             file.spool = nil
         }
+        return (file.received, bytes.count)
+    }
+
+    /// Keeps bytes in memory while the file is small and the host's memory budget allows;
+    /// otherwise moves the file to a spool file. `false` when the disk refuses.
+    private func store(_ bytes: Data, in file: FileInProgress) -> Bool {
+        if file.spool == nil, file.memory.count + bytes.count <= spoolThreshold, budget.takeMemory(bytes.count) {
+            file.memory.append(bytes)
+            return true
+        }
+        if file.spool == nil {
+            let url = budget.spool.newFile()
+            guard
+                FileManager.default.createFile(
+                    atPath: url.path, contents: file.memory, attributes: [.posixPermissions: 0o600]),
+                let handle = try? FileHandle(forWritingTo: url)
+            else { return false }
+            _ = try? handle.seekToEnd()
+            file.spool = handle
+            file.spoolURL = url
+            budget.returnMemory(file.memory.count)
+            budget.spooled(file.memory.count)
+            file.memory = Data()
+        }
+        do {
+            try file.spool?.write(contentsOf: bytes)
+        } catch {
+            return false
+        }
+        budget.spooled(bytes.count)
+        return true
     }
 
     /// Checks the result's items against what was received and hands over the files.
-    /// - Throws: `upload_invalid` when an item does not match the received bytes.
+    /// - Throws: `upload_invalid` when an item does not match the received bytes (every
+    ///   file is then dropped, as PROTOCOL.md says).
     func finish(_ items: [PickedItem]) throws(ProtocolError) -> [PickedFile] {
-        func invalid(_ reason: String) -> ProtocolError { ProtocolError(.uploadInvalid, reason, ref: "result") }
+        func invalid(_ reason: String) -> ProtocolError {
+            reset()
+            return ProtocolError(.uploadInvalid, reason, ref: "result")
+        }
         guard items.count == files.count else {
             throw invalid("the result lists \(items.count) files but \(files.count) were uploaded")
         }
-        var picked: [PickedFile] = []
         for (index, item) in items.enumerated() {
             guard let file = files[index], file.complete else { throw invalid("file \(index) was not fully uploaded") }
             guard item.size == file.size, item.name == file.name else {
                 throw invalid("file \(index): name or size differs from the upload")
             }
             guard item.sha256 == file.hash.hexDigest() else { throw invalid("file \(index): SHA-256 does not match") }
+        }
+        var picked: [PickedFile] = []
+        for (index, item) in items.enumerated() {
+            let file = files[index]!
             picked.append(
                 PickedFile(
                     name: file.name, mimeType: file.mimeType, size: file.size, sha256: item.sha256,
                     data: file.spoolURL == nil ? file.memory : nil, fileURL: file.spoolURL))
+            // Ownership of the bytes (and of the spool file) passes to the PickedFile.
+            budget.returnMemory(file.memory.count)
+            budget.spooled(-(file.spoolURL == nil ? 0 : file.received))
+            budget.release(file.size)
         }
-        // Ownership of spooled files passed to the PickedFiles.
         files = [:]
         return picked
     }
 
-    /// Drops everything received (a violation, or the modal ended).
+    /// Drops everything received (the modal ended, or the person cancelled).
     func reset() {
-        for file in files.values { file.discard() }
-        files = [:]
+        for index in Array(files.keys) { discard(index) }
+    }
+
+    /// Drops one file's bytes, its spool file and its reservation.
+    private func discard(_ index: Int) {
+        guard let file = files.removeValue(forKey: index) else { return }
+        try? file.spool?.close()
+        if let url = file.spoolURL {
+            try? FileManager.default.removeItem(at: url)
+            budget.spooled(-file.received)
+        }
+        budget.returnMemory(file.memory.count)
+        budget.release(file.size)
     }
 }
