@@ -11,6 +11,7 @@ import time
 import urllib.request
 
 from selenium import webdriver
+from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
@@ -84,16 +85,33 @@ class Page:
         return self.find(f"[data-control={control_id}]")
 
     def tap(self, control_id):
-        self.wait().until(EC.element_to_be_clickable((By.CSS_SELECTOR, f"[data-control={control_id}]"))).click()
+        for attempt in range(5):
+            try:
+                self.wait().until(EC.element_to_be_clickable((By.CSS_SELECTOR, f"[data-control={control_id}]"))).click()
+                return
+            except StaleElementReferenceException:
+                if attempt == 4:
+                    raise
 
+    # The controls bar is rebuilt on every change: read it in one script, never a stale element.
     def control_busy(self, control_id):
-        return self.control(control_id).get_attribute("aria-busy") == "true"
+        return self.script("return document.querySelector(`[data-control='${arguments[0]}']`)?.getAttribute('aria-busy') === 'true'",
+                           control_id)
 
     def wait_idle(self, control_id, seconds=10):
-        self.wait(seconds).until(lambda d: not self.control_busy(control_id) and self.control(control_id).is_enabled())
+        self.wait(seconds).until(lambda d: self.script(
+            "const b = document.querySelector(`[data-control='${arguments[0]}']`);"
+            "return !!b && b.getAttribute('aria-busy') !== 'true' && !b.disabled", control_id))
 
     def dialog(self, seconds=10):
-        return self.wait(seconds).until(EC.visibility_of_element_located((By.CSS_SELECTOR, "dialog.modal[open]:not(.notice)")))
+        """The topmost open modal (a flow may present the next before the last one's dismiss)."""
+        css = "dialog.modal[open]:not(.notice):not(.closing):not(.answered)"
+        self.wait(seconds).until(EC.visibility_of_element_located((By.CSS_SELECTOR, css)))
+        dialog = self.finds(css)[-1]
+        # Clicks land where a person would click: after the opening transition.
+        self.wait(seconds).until(lambda d: self.script(
+            "return arguments[0].getAnimations().every((a) => a.playState !== 'running')", dialog))
+        return dialog
 
     def no_dialog(self, seconds=10):
         self.wait(seconds).until(lambda d: not self.finds("dialog.modal[open]:not(.notice)"))

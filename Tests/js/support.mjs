@@ -26,6 +26,15 @@ export async function settle(rounds = 20) {
   for (let i = 0; i < rounds; i++) await new Promise((resolve) => setImmediate(resolve));
 }
 
+/** Waits until `condition()` holds (hashing runs on the platform's crypto: not a fixed number of turns). */
+export async function until(condition, ms = 3000) {
+  const deadline = Date.now() + ms;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error("condition not met in time");
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
 /** A client on a fake socket, welcomed into session `s1`; `events` records what it emits. */
 export function welcomed({ storage = null, now, resumed = false, session = "s1", retentionSeconds = 60 } = {}) {
   const client = new ModalClient({ url: "ws://h/ws", storage, WebSocketImpl: FakeSocket, capabilities: ["alert", "photoPicker"],

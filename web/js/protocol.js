@@ -88,6 +88,7 @@ export class ModalClient extends EventTarget {
     this.inputTimers = new Map();
     this.lastInput = new Map();      // id -> last text fields, re-sent after a resume
     this.uploads = new Map();        // id -> Upload
+    this.pickers = new Map();        // id -> {window, received} from the picker's latest present
     this.attempt = 0;
     this.state = "idle";
     this.stopped = false;
@@ -234,11 +235,15 @@ export class ModalClient extends EventTarget {
     const { id, modal } = message;
     this.resync?.seen.add(id);
     this.modals.set(id, modal);
+    // A picker's pacing and what the host holds travel beside the modal (docs/protocol.md).
+    if (message.uploadWindow !== undefined || message.received !== undefined) {
+      this.pickers.set(id, { window: message.uploadWindow, received: message.received ?? [] });
+    }
     if (this.shown.has(id)) {
       // Re-sent after a resume: keep the dialog, take the current action states and the
       // upload offsets the host holds.
       if (modal.actions) this.emit("update", { id, actions: modal.actions.map(({ enabled }) => ({ enabled })) });
-      this.uploads.get(id)?.resume(modal.received ?? []);
+      this.uploads.get(id)?.resume(message.received ?? []);
       return;
     }
     this.shown.add(id);
@@ -248,6 +253,7 @@ export class ModalClient extends EventTarget {
   dismissed(id, reason) {
     this.shown.delete(id);
     this.modals.delete(id);
+    this.pickers.delete(id);
     this.lastInput.delete(id);
     this.uploads.get(id)?.stop();
     this.uploads.delete(id);
@@ -258,6 +264,10 @@ export class ModalClient extends EventTarget {
   hostError(message) {
     const detail = { code: message.code, message: message.message, ref: message.ref };
     this.emit("error", detail);
+    if (message.code === "rate_limited" && message.ref === "upload") {
+      for (const upload of this.uploads.values()) upload.throttled();
+      return;
+    }
     if (message.code === "upload_invalid") {
       const upload = [...this.uploads.values()].find((candidate) => candidate.active || candidate.state === "done");
       if (upload) {
@@ -330,9 +340,9 @@ export class ModalClient extends EventTarget {
    */
   upload(id, files, onProgress = () => {}, answer = (message) => this.answer(message)) {
     this.uploads.get(id)?.stop();
-    const modal = this.modals.get(id) ?? {};
+    const picker = this.pickers.get(id) ?? {};
     const upload = new Upload({
-      id, files, window: modal.uploadWindow, received: modal.received ?? [], onProgress,
+      id, files, window: picker.window, received: picker.received ?? [], onProgress,
       transport: {
         isOpen: () => this.isOpen,
         send: (message) => this.send(message),

@@ -79,8 +79,11 @@ export class Upload {
   /** The host acknowledged `received` contiguous bytes of `file`. */
   acknowledged(file, received) {
     if (!this.active || !Number.isInteger(file) || file < 0 || file >= this.files.length) return;
-    this.acked[file] = Math.max(this.acked[file], Math.min(received, this.files[file].size));
-    if (received >= this.files[file].size) this.complete[file] = true;
+    // Acknowledgements arrive in the order the chunks were sent: each is the host's truth,
+    // also while failed (chunks sent before the refusal may still be accepted after it).
+    this.acked[file] = Math.min(received, this.files[file].size);
+    this.complete[file] = received >= this.files[file].size;
+    if (this.state === "failed") this.next[file] = this.acked[file];
     this.inFlight = this.inFlight.filter((chunk) => chunk.file > file || (chunk.file === file && chunk.end > received));
     this.report();
     this.pump();
@@ -111,27 +114,43 @@ export class Upload {
     this.error = message;
     this.generation += 1;
     this.inFlight = [];
-    // An offset the host did not expect names what it holds ("expected N"); that file goes
-    // on from there. Any other violation drops what the host held: every file from 0.
-    const expected = /file (\d+).*expected (\d+)|expected (\d+)/.exec(message);
+    // A refusal that names what the host holds of a file ("the host holds 65536 bytes") goes
+    // on from there; one that names a file drops that file; anything else starts every
+    // file again (offset 0 always restarts a file, so that is never wrong, only slower).
     const file = /file (\d+)/.exec(message);
-    if (ref === "upload" && expected) {
-      const index = file ? Number(file[1]) : this.files.findIndex((_, i) => !this.complete[i]);
-      const bytes = Number(expected[2] ?? expected[3]);
-      if (index >= 0 && index < this.files.length && bytes <= this.files[index].size) {
-        this.acked[index] = bytes;
-        this.next[index] = bytes;
-        this.complete[index] = this.files[index].size > 0 && bytes === this.files[index].size;
-      }
+    const held = /holds (?:all )?(\d+) bytes/.exec(message);
+    const index = file ? Number(file[1]) : -1;
+    if (ref === "upload" && index >= 0 && index < this.files.length) {
+      const bytes = held ? Number(held[1]) : 0;
+      const size = this.files[index].size;
+      this.acked[index] = bytes <= size ? bytes : 0;
+      this.next[index] = this.acked[index];
+      this.complete[index] = size > 0 && this.acked[index] === size;
+      if (this.sentEmpty) delete this.sentEmpty[index];
+      for (let later = index + 1; later < this.files.length; later++) this.next[later] = this.acked[later];
     } else {
       this.applyReceived([]);
     }
     this.report();
   }
 
+  /** The host refused a chunk for pacing (`rate_limited`): nothing of it was stored; send
+   *  again from what was acknowledged, after a pause. */
+  throttled() {
+    if (this.state !== "sending") return;
+    this.generation += 1;
+    this.inFlight = [];
+    this.next = [...this.acked];
+    this.state = "paused";
+    setTimeout(() => { if (this.state === "paused" && this.transport.isOpen()) { this.state = "sending"; this.pump(); } }, 250);
+  }
+
   retry() {
     if (this.state !== "failed") return;
     this.error = null;
+    this.generation += 1;
+    this.inFlight = [];
+    this.next = [...this.acked];
     this.state = this.transport.isOpen() ? "sending" : "paused";
     this.report();
     this.pump();

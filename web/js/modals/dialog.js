@@ -236,7 +236,9 @@ export function openModal(id, modal, io, layer) {
     ui.message("This page cannot show this kind of request; the host has been told.");
     setTimeout(() => ui.fail("unsupported"), 0);
   }
-  content.append(ui.errorLine, ui.hintLine, ui.status);
+  // Errors, hints and the answer's state sit just above the actions, where the eye is.
+  const row = content.querySelector(":scope > .actions");
+  for (const line of [ui.errorLine, ui.hintLine, ui.status]) content.insertBefore(line, row);
   if (!content.querySelector("h2")) {
     content.prepend(el("h2", { id: `title-${id}`, class: "visually-hidden", text: "Request" }));
   }

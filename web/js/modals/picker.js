@@ -34,8 +34,7 @@ export function picker(ui, { title, noun, limit, accept, maxBytes }) {
   input.addEventListener("change", () => {
     files = [...input.files];
     previews.replaceChildren(...files.slice(0, 12).map((file) => el("li", {},
-      file.type.startsWith("image/") ? el("img", { src: URL.createObjectURL(file), alt: "" }) : el("span", { class: "file-icon", "aria-hidden": "true", text: "♪" }),
-      el("span", { class: "file-name", text: file.name }), el("span", { class: "file-size", text: formatBytes(file.size) }))));
+      thumbnail(file), el("span", { class: "file-name", text: file.name }), el("span", { class: "file-size", text: formatBytes(file.size) }))));
     const bytes = files.reduce((sum, file) => sum + file.size, 0);
     let problem = null;
     if (files.length > limit) problem = `Too many: ${files.length} chosen, at most ${limit}.`;
@@ -81,4 +80,13 @@ export function picker(ui, { title, noun, limit, accept, maxBytes }) {
   }
   ui.onCancel(cancel);
   ui.onClose(() => upload?.stop());
+}
+
+/** A picture's thumbnail, or its file type when it has none (or does not decode). */
+function thumbnail(file) {
+  const icon = () => el("span", { class: "file-icon", "aria-hidden": "true", text: (file.name.split(".").pop() || "file").slice(0, 4).toUpperCase() });
+  if (!file.type.startsWith("image/")) return icon();
+  const image = el("img", { src: URL.createObjectURL(file), alt: "" });
+  image.addEventListener("error", () => image.replaceWith(icon()));
+  return image;
 }
