@@ -108,12 +108,13 @@ final class ApprovalCoordinator: SessionCoordinator<Void>, @unchecked Sendable {
         guard !others.isEmpty else {
             let text =
                 session.client.group == nil
-                ? "Approval needs someone else: this client has no group, so nobody else can answer"
+                ? "Approval needs someone else in your group: open the page twice with ?group=NAME (kiosks: --group)"
                 : "Nobody else in group '\(session.client.group ?? "")' is connected to approve this request"
             session.notify(text, level: .error)
             return .just(())
         }
-        session.notify("Waiting for \(others.map(\.client.name).joined(separator: ", ")) to approve", level: .info)
+        let names = others.map(\.client.name).sorted().joined(separator: ", ")
+        session.notify("Waiting for \(names) to approve", level: .info)
         return RemoteModal.alert(
             presenter: Presenter.sameGroup(as: session).excluding(session), title: "Approve request?",
             message: "\(session.client.name) asks for approval",

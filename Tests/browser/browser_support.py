@@ -120,7 +120,7 @@ class Page:
         return dialog.find_element(By.XPATH, f".//button[normalize-space(.)='{title}']")
 
     def toasts(self):
-        return [toast.find_element(By.CSS_SELECTOR, ".toast-text").text for toast in self.finds("#toasts .toast")]
+        return self.script("return [...document.querySelectorAll('#toasts .toast')].map((t) => t.innerText.trim())")
 
     def wait_toast(self, text, seconds=10):
         self.wait(seconds).until(lambda d: text in self.toasts())

@@ -49,8 +49,7 @@ def test_a_9_5_mb_photo_arrives_with_the_default_host_flags(desktop, tmp_path):
         plain.stop()
 
 
-def test_a_cut_mid_upload_resumes_where_the_host_stopped(host, proxy, desktop, tmp_path):
-    page = desktop
+def test_a_cut_mid_upload_resumes_where_the_host_stopped(host, proxy, page, tmp_path):
     make_big_file(tmp_path / "big.png", SIZE)
     page.open(proxy.base)
     dialog = pick(page, tmp_path / "big.png")
@@ -63,7 +62,9 @@ def test_a_cut_mid_upload_resumes_where_the_host_stopped(host, proxy, desktop, t
     time.sleep(1.5)
     assert acked_fraction(dialog) == stopped_at, "while disconnected the bar does not move"
     assert dialog.get_attribute("data-upload") == "paused"
-    page.screenshot("upload-paused-offline")
+    failures = []
+    page.both_schemes("upload-paused-offline", failures)
+    assert not failures, failures
     proxy.restore()
     dialog.find_element(By.CSS_SELECTOR, ".connection-line button").click()
     page.wait_toast(f"Received 1 photo(s), {SIZE} bytes", seconds=60)
@@ -80,7 +81,7 @@ def test_cancel_mid_upload_ends_the_modal_with_cancelled(host, page, tmp_path):
     modal_id = page.modal_id(dialog)
     page.button(dialog, "Send").click()
     page.wait(30).until(lambda d: acked_fraction(dialog) > 0.1)
-    page.screenshot("upload-in-progress")
+    page.both_schemes("upload-in-progress")
     page.button(dialog, "Cancel").click()
     page.wait_toast("Photos cancelled")
     page.no_dialog()
@@ -93,8 +94,7 @@ def test_cancel_mid_upload_ends_the_modal_with_cancelled(host, page, tmp_path):
     page.assert_no_bad_message()
 
 
-def test_a_refused_upload_is_shown_with_retry_and_cancel(host, desktop, tmp_path):
-    page = desktop
+def test_a_refused_upload_is_shown_with_retry_and_cancel(host, page, tmp_path):
     make_big_file(tmp_path / "big.png", SIZE)
     page.open(host.base)
     dialog = pick(page, tmp_path / "big.png")
@@ -109,7 +109,9 @@ def test_a_refused_upload_is_shown_with_retry_and_cancel(host, desktop, tmp_path
     assert error.startswith("The host refused the upload: offset 12345 does not continue file 0"), error
     retry = page.button(dialog, "Retry")
     assert retry.is_enabled() and page.button(dialog, "Cancel").is_enabled()
-    page.screenshot("upload-refused")
+    failures = []
+    page.both_schemes("upload-refused", failures)
+    assert not failures, failures
     retry.click()
     page.wait_toast(f"Received 1 photo(s), {SIZE} bytes", seconds=60)
     assert upload_offsets(page, modal_id).count(0) == 1, "Retry went on from what the host held"

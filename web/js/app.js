@@ -99,8 +99,7 @@ function toast(level, text) {
   const close = document.createElement("button");
   close.type = "button";
   close.className = "toast-close";
-  close.setAttribute("aria-label", "Close notice");
-  close.textContent = "×";
+  close.setAttribute("aria-label", "Close notice");   // the × is drawn by CSS: a toast's text is its message
   close.addEventListener("click", () => box.remove());
   box.append(words, close);
   toasts.append(box);

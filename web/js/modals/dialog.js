@@ -121,7 +121,7 @@ export class DialogUI {
     this.dialog.classList.add("shake");
     this.hintLine.textContent = text;
     clearTimeout(this.hintTimer);
-    this.hintTimer = setTimeout(() => { this.hintLine.textContent = ""; }, 3000);
+    this.hintTimer = setTimeout(() => { this.hintLine.textContent = ""; }, 6000);
   }
 
   resolve(value, button) { this.answer({ type: "result", value }, button); }
