@@ -188,6 +188,11 @@ class Page:
             ").catch((e) => done([{id: 'axe-error', impact: 'critical', help: String(e), nodes: []}]));")
         return [v for v in result if v["impact"] in ("serious", "critical")]
 
+    def weak_borders(self):
+        """Enabled inputs and buttons whose border has less than 3:1 contrast with what is
+        behind them (WCAG 1.4.11; axe does not check it)."""
+        return self.script(BORDER_CHECK)
+
     def both_schemes(self, name, axe_failures=None):
         """Screenshots in light and dark, checking axe in each; returns to light."""
         for scheme in ("light", "dark"):
@@ -196,8 +201,36 @@ class Page:
             if axe_failures is not None:
                 for violation in self.axe():
                     axe_failures.append((name, self.size, scheme, violation))
+                for weak in self.weak_borders():
+                    axe_failures.append((name, self.size, scheme, {"id": "border-contrast", "impact": "serious",
+                                                                   "help": "border under 3:1", "nodes": [weak]}))
         self.set_scheme("light")
 
+
+BORDER_CHECK = """
+const rgb = (text) => (text.match(/[\\d.]+/g) || []).map(Number);
+const luminance = ([r, g, b]) => [r, g, b].map((v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; })
+  .reduce((sum, v, i) => sum + v * [0.2126, 0.7152, 0.0722][i], 0);
+const behind = (node) => {
+  for (let at = node.parentElement; at; at = at.parentElement) {
+    const color = rgb(getComputedStyle(at).backgroundColor);
+    if (color.length === 3 || color[3] > 0.5) return color.slice(0, 3);
+  }
+  return rgb(getComputedStyle(document.documentElement).backgroundColor).slice(0, 3);
+};
+const weak = [];
+for (const node of document.querySelectorAll("input:not([type=file]), textarea, button")) {
+  const style = getComputedStyle(node);
+  if (node.disabled || node.closest("fieldset:disabled") || node.closest("[hidden]") || !node.offsetParent) continue;
+  if (parseFloat(style.borderTopWidth) === 0 || style.borderTopStyle === "none") continue;
+  const border = rgb(style.borderTopColor);
+  if (border.length > 3 && border[3] < 0.5) continue;
+  const [a, b] = [luminance(border.slice(0, 3)), luminance(behind(node))];
+  const ratio = (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
+  if (ratio < 3) weak.push(`${node.tagName.toLowerCase()}.${node.className} ${style.borderTopColor}: ${ratio.toFixed(2)}`);
+}
+return weak;
+"""
 
 _AXE = None
 
