@@ -5,7 +5,7 @@
 FROM swift:6.2-bookworm AS build
 # hadolint ignore=DL3008
 RUN apt-get update \
-    && apt-get install -y --no-install-recommends libwebsockets-dev libssl-dev pkg-config \
+    && apt-get install -y --no-install-recommends libwebsockets-dev libssl-dev libqrencode-dev libhiredis-dev pkg-config \
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY Package.swift ./
@@ -19,7 +19,7 @@ RUN swift build -c release --static-swift-stdlib --product modal-host \
 FROM debian:bookworm-slim
 # hadolint ignore=DL3008
 RUN apt-get update \
-    && apt-get install -y --no-install-recommends libwebsockets17 libssl3 ca-certificates curl \
+    && apt-get install -y --no-install-recommends libwebsockets17 libssl3 libqrencode4 libhiredis0.14 ca-certificates curl \
     && rm -rf /var/lib/apt/lists/* \
     && useradd --system --uid 10001 --home-dir /srv modal
 COPY --from=build /out/modal-host /out/kiosk /usr/local/bin/
@@ -29,6 +29,9 @@ WORKDIR /srv
 ENV MODAL_HOST_HOST=0.0.0.0 \
     MODAL_HOST_PORT=8080 \
     MODAL_HOST_WEB_ROOT=/srv/web
+# Open files: a Dockerfile cannot set ulimits. modal-host raises its soft RLIMIT_NOFILE to
+# the hard limit the runtime grants and keeps its connection table below it; give it room
+# with `docker run --ulimit nofile=65536:65536` (docker-compose.yml sets the same).
 EXPOSE 8080
 HEALTHCHECK --interval=10s --timeout=3s --retries=3 CMD ["curl", "-fsS", "http://127.0.0.1:8080/healthz"]
 ENTRYPOINT ["/usr/local/bin/modal-host"]

@@ -2,7 +2,7 @@
 SWIFT ?= swift
 SWIFT_FLAGS ?= -Xswiftc -warnings-as-errors
 
-.PHONY: fuzz test-asan test-chaos demo test test-swift test-python test-js test-browser test-terminal test-harness test-docker test-autobahn test-tsan lint bench build bootstrap clean
+.PHONY: fuzz test-asan test-chaos demo test test-swift test-python test-js test-browser test-terminal test-harness test-cluster test-docker test-autobahn test-tsan lint bench build bootstrap clean
 
 ## Run the demo host on http://127.0.0.1:8080 (installs what is missing first).
 demo:
@@ -10,7 +10,7 @@ demo:
 	$(SWIFT) run -c release modal-host
 
 ## Run every test: the Swift suites, the outside-client suites, the Autobahn suite.
-test: bootstrap test-swift test-python test-js test-browser test-terminal test-harness test-chaos test-docker test-autobahn
+test: bootstrap test-swift test-python test-js test-browser test-terminal test-harness test-cluster test-chaos test-docker test-autobahn
 
 bootstrap:
 	scripts/bootstrap
@@ -41,6 +41,11 @@ test-terminal: build
 ## Two hosts behind nginx, as local processes: sticky resume, host failure, browser, kiosks.
 test-harness: build
 	scripts/harness
+
+## Three hosts joined through one redis-server, as local processes: cross-host group
+## approval in the browser, 1,000 racing answers, Redis outage, a host killed.
+test-cluster: build
+	.venv/bin/python -m pytest -q -s Tests/cluster
 
 ## The Dockerfile (hadolint) and the compose file (docker-compose config); no engine here.
 test-docker: bootstrap

@@ -34,6 +34,10 @@ let package = Package(
         .systemLibrary(
             name: "CLibWebSockets", pkgConfig: "libwebsockets", providers: [.apt(["libwebsockets-dev", "libssl-dev"])]),
         .target(name: "WebSocket", dependencies: ["CLibWebSockets", "Logging", "Locking"], swiftSettings: strict),
+        .systemLibrary(name: "CQREncode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
+        .target(name: "QRCode", dependencies: ["CQREncode"], swiftSettings: strict),
+        .systemLibrary(name: "CHiredis", providers: [.apt(["libhiredis-dev"])]),
+        .target(name: "Redis", dependencies: ["CHiredis"], swiftSettings: strict),
         .target(name: "ReactiveTestSupport", dependencies: ["Reactive", "Locking"], swiftSettings: strict),
         .target(name: "Flags", swiftSettings: strict),
         .target(
@@ -41,7 +45,10 @@ let package = Package(
             swiftSettings: strict),
         .target(
             name: "RemoteModal",
-            dependencies: ["Reactive", "Action", "Coordinator", "ModalProtocol", "WebSocket", "Logging", "Locking"],
+            dependencies: [
+                "Reactive", "Action", "Coordinator", "ModalProtocol", "WebSocket", "Logging", "Locking", "CMallocStats",
+                "Redis",
+            ],
             swiftSettings: strict),
         .target(
             name: "DemoHost",
@@ -51,7 +58,8 @@ let package = Package(
             name: "ModalHost", dependencies: ["DemoHost", "RemoteModal", "WebSocket", "Logging"], swiftSettings: strict),
         .target(name: "Bench", dependencies: ["WebSocket", "Logging", "Locking"], swiftSettings: strict),
         .target(
-            name: "Kiosk", dependencies: ["ModalProtocol", "WebSocket", "Logging", "Locking"], swiftSettings: strict),
+            name: "Kiosk", dependencies: ["ModalProtocol", "WebSocket", "Logging", "Locking", "QRCode"],
+            swiftSettings: strict),
         .executableTarget(name: "KioskMain", dependencies: ["Kiosk", "Flags"], swiftSettings: strict),
         .executableTarget(
             name: "ChaosHost", dependencies: ["DemoHost", "RemoteModal", "WebSocket", "Logging"], swiftSettings: strict),
@@ -80,10 +88,19 @@ let package = Package(
             name: "ActionTests", dependencies: ["Action", "Reactive", "ReactiveTestSupport", "Locking"],
             swiftSettings: strict),
         .testTarget(
-            name: "CoordinatorTests", dependencies: ["Coordinator", "Reactive", "ReactiveTestSupport"],
+            name: "CoordinatorTests", dependencies: ["Coordinator", "Reactive", "ReactiveTestSupport", "Locking"],
             swiftSettings: strict),
-        .testTarget(name: "KioskTests", dependencies: ["Kiosk", "ModalProtocol"], swiftSettings: strict),
+        .testTarget(
+            name: "PortingTests",
+            dependencies: [
+                "RemoteModal", "RemoteModalTestSupport", "ReactiveTestSupport", "ModalProtocol", "Reactive", "Action",
+                "Coordinator", "Locking", "Logging",
+            ],
+            swiftSettings: strict),
+        .testTarget(
+            name: "KioskTests", dependencies: ["Kiosk", "ModalProtocol", "Locking", "QRCode"], swiftSettings: strict),
         .testTarget(name: "FlagsTests", dependencies: ["Flags"], swiftSettings: strict),
+        .testTarget(name: "RedisTests", dependencies: ["Redis"], swiftSettings: strict),
         .testTarget(name: "WebSocketTests", dependencies: ["WebSocket", "Logging", "Locking"], swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]

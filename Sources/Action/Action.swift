@@ -95,7 +95,11 @@ public final class Action<Input: Sendable, Element: Sendable>: Sendable {
 /// An action that takes no input and produces nothing but its completion: a button.
 public typealias ButtonAction = Action<Void, Void>
 
-/// An action whose work only completes or fails.
+/// Upstream's name for a button's action (`Action<Void, Void>`), kept so code written
+/// against Action ports unchanged; the same type as `ButtonAction`.
+public typealias CocoaAction = Action<Void, Void>
+
+/// An action whose work only completes or fails (upstream's `CompletableAction<Input>`).
 public typealias CompletableAction<Input: Sendable> = Action<Input, Never>
 
 extension Action where Element == Never {

@@ -16,6 +16,8 @@ var server = WebSocketServerConfiguration()
 server.port = CommandLine.arguments.count > 1 ? Int(CommandLine.arguments[1]) ?? 0 : 0
 server.webRoot = nil
 server.maxConnections = 19_000
+// Every benchmark client comes from 127.0.0.1.
+server.maxConnectionsPerAddress = 19_000
 var configuration = ModalHostConfiguration()
 configuration.messagesPerSecond = 1_000_000
 configuration.messageBurst = 1_000_000

@@ -11,6 +11,8 @@ LoggerSettings.shared.level = .warning
 var server = WebSocketServerConfiguration()
 server.port = CommandLine.arguments.count > 1 ? Int(CommandLine.arguments[1]) ?? 0 : 0
 server.webRoot = nil
+// The chaos clients and their proxy all come from 127.0.0.1.
+server.maxConnectionsPerAddress = server.maxConnections
 var configuration = ModalHostConfiguration()
 configuration.retentionSeconds = 120
 configuration.messagesPerSecond = 1_000

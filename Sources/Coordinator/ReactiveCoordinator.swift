@@ -12,11 +12,17 @@ public enum CoordinatorError: Error, Equatable, Sendable {
 /// A flow that coordinates child flows and ends with a typed result.
 ///
 /// `coordinate(to:)` keeps the child while its flow runs and releases it when the flow
-/// ends in any way: a value followed by completion, completion without a value, an error,
-/// or disposal of the subscription.
+/// ends in any way: completion (after a value or without one), an error, or disposal of
+/// the subscription. A value alone does not end the flow: upstream ReactiveCoordinator
+/// released the child at its first value, which here needs a flow that ends there
+/// (`take(1)`, as upstream's examples write anyway).
 open class ReactiveCoordinator<Result: Sendable>: @unchecked Sendable {
     // `@unchecked Sendable`: the only mutable state is `children`, behind a mutex; the
     // rest is immutable. Subclasses must keep their own state thread-safe.
+
+    /// The type of the flow's result, as upstream ReactiveCoordinator names it
+    /// (`SomeCoordinator.CoordinationResult`).
+    public typealias CoordinationResult = Result
 
     /// Identifies the coordinator among its parent's children.
     public let identifier = UUID()

@@ -95,26 +95,16 @@ final class ChooseCountryCoordinator: SessionCoordinator<String?>, @unchecked Se
     }
 }
 
-/// `approve`: one alert on every other connected session of the group; the first answer wins
-/// and every session of the group hears who decided. The requester is never asked to approve
-/// its own request: its control stays busy (waiting) until someone else answers, for at most
-/// two minutes. With nobody else in the group it is told so at once.
+/// `approve`: one alert on every other connected session of the group (on every host of a
+/// cluster); the first answer wins and every session of the group hears who decided. The
+/// requester is never asked to approve its own request: its control stays busy (waiting)
+/// until someone else answers, for at most two minutes. With nobody else in the group it is
+/// told so at once.
 final class ApprovalCoordinator: SessionCoordinator<Void>, @unchecked Sendable {
     static let timeout: Duration = .seconds(120)
 
     override func start() -> Observable<Void> {
         let session = self.session
-        let others = session.groupSessions.filter { $0.id != session.id }
-        guard !others.isEmpty else {
-            let text =
-                session.client.group == nil
-                ? "Approval needs someone else in your group: open the page twice with ?group=NAME (kiosks: --group)"
-                : "Nobody else in group '\(session.client.group ?? "")' is connected to approve this request"
-            session.notify(text, level: .error)
-            return .just(())
-        }
-        let names = others.map(\.client.name).sorted().joined(separator: ", ")
-        session.notify("Waiting for \(names) to approve", level: .info)
         return RemoteModal.alert(
             presenter: Presenter.sameGroup(as: session).excluding(session), title: "Approve request?",
             message: "\(session.client.name) asks for approval",
@@ -133,11 +123,19 @@ final class ApprovalCoordinator: SessionCoordinator<Void>, @unchecked Sendable {
             case RemoteModalError.timeout:
                 session.notify("Nobody answered the approval request", level: .info)
             case RemoteModalError.missingPresenter:
-                session.notify("Everyone else in the group left before answering", level: .error)
+                session.notify(Self.nobodyElse(in: session.client.group), level: .error)
             default:
                 session.notify("Approval failed: \(error)", level: .error)
             }
             return .empty()
         }
+    }
+
+    /// What a requester alone in its group (or in none) is told.
+    static func nobodyElse(in group: String?) -> String {
+        guard let group else {
+            return "Approval needs someone else in your group: open the page twice with ?group=NAME (kiosks: --group)"
+        }
+        return "Nobody else in group '\(group)' is connected to approve this request"
     }
 }

@@ -38,6 +38,17 @@ public struct HostOptions: Sendable {
             FlagSpec("max-message-bytes", value: "N", help: "largest accepted message (default 65536)"),
             FlagSpec("rate", value: "N", help: "messages a second one connection may send (default 100)"),
             FlagSpec("burst", value: "N", help: "messages one connection may send at once above --rate (default 200)"),
+            FlagSpec(
+                "token-file", value: "PATH",
+                help: "JSON file of tokens, each with the name and groups it grants (docs/security.md)"),
+            FlagSpec("max-sessions", value: "N", help: "sessions alive at once, connected or retained (default 10000)"),
+            FlagSpec(
+                "max-sessions-per-address", value: "N",
+                help: "sessions alive at once from one client address (default 64)"
+            ),
+            FlagSpec(
+                "max-retained-sessions", value: "N",
+                help: "sessions kept for resume without a connection; past it the oldest end early (default 2000)"),
             FlagSpec("upload-window", value: "N", help: "upload chunks a client may keep unacknowledged (default 8)"),
             FlagSpec(
                 "upload-rate", value: "BYTES", help: "upload bytes a second per connection (default 33554432: 32 MiB)"),
@@ -55,6 +66,25 @@ public struct HostOptions: Sendable {
             FlagSpec(
                 "public-url", value: "URL", help: "the URL clients reach this host at (behind a balancer: its URL)"),
             FlagSpec("instance", value: "NAME", help: "this host's name behind a balancer (routes auth callbacks)"),
+            FlagSpec(
+                "cluster", value: "URL",
+                help: "join a cluster through Redis at redis://HOST:PORT[/DB] (docs/deployment.md)"),
+            FlagSpec(
+                "cluster-expiry", value: "SECONDS",
+                help: "how long a silent host's sessions stay in the cluster's groups (default 15)"),
+            FlagSpec(
+                "max-connections", value: "N",
+                help: "WebSocket connections at once (default 10000; lowered to fit the open-file limit)"),
+            FlagSpec(
+                "max-connections-per-address", value: "N",
+                help: "WebSocket connections one client address may hold (default 64)"),
+            FlagSpec(
+                "trusted-proxy", value: "ADDRESS",
+                help: "proxy whose X-Forwarded-For names the client (IP address)", repeatable: true),
+            FlagSpec(
+                "allowed-host", value: "NAME",
+                help: "extra Host header name to serve (.example.com: every subdomain)", repeatable: true),
+            FlagSpec("metrics-token", value: "TOKEN", help: "bearer token /metrics requires (default: none needed)"),
             FlagSpec("echo", help: "echo every message back (conformance suites and benchmarks)"),
         ], environmentPrefix: "MODAL_HOST")
 
@@ -89,6 +119,16 @@ public struct HostOptions: Sendable {
         options.host.helloTimeoutSeconds = try flags.seconds("hello-timeout") ?? 10
         options.host.messagesPerSecond = Double(try flags.int("rate", in: 1...1_000_000) ?? 100)
         options.host.messageBurst = Double(try flags.int("burst", in: 1...1_000_000) ?? 200)
+        if let path = flags.string("token-file") {
+            do {
+                options.host.tokenGrants = try TokenGrant.load(path: path)
+            } catch {
+                throw FlagError.invalidValue(flag: "token-file", value: path, expected: "\(error)")
+            }
+        }
+        options.host.maxSessions = try flags.int("max-sessions", in: 1...10_000_000) ?? 10_000
+        options.host.maxSessionsPerAddress = try flags.int("max-sessions-per-address", in: 1...10_000_000) ?? 64
+        options.host.maxRetainedSessions = try flags.int("max-retained-sessions", in: 0...10_000_000) ?? 2_000
         options.host.uploadWindow = try flags.int("upload-window", in: 1...1_024) ?? 8
         options.host.uploadBytesPerSecond = try flags.int("upload-rate", in: 1_024...Int(Int32.max)) ?? 32 * 1_048_576
         options.host.maxUploadMemoryBytes = try flags.int("max-upload-memory", in: 0...(1 << 40)) ?? 64 * 1_048_576
@@ -109,8 +149,43 @@ public struct HostOptions: Sendable {
         }
         options.echo = flags.has("echo")
         options.publicURL = flags.string("public-url")
+        try parseAdmission(flags, into: &options)
         options.host.instance = flags.string("instance")
+        let expiry = try flags.seconds("cluster-expiry") ?? 15
+        if let url = flags.string("cluster") {
+            do {
+                options.host.cluster = try ClusterConfiguration.redis(
+                    url: url, hostName: options.host.instance, membershipExpirySeconds: expiry)
+            } catch {
+                throw FlagError.invalidValue(flag: "cluster", value: url, expected: "redis://HOST:PORT[/DB]")
+            }
+        }
         return options
+    }
+
+    private static func parseAdmission(_ flags: ParsedFlags, into options: inout HostOptions) throws {
+        options.server.maxConnections = try flags.int("max-connections", in: 1...1_000_000) ?? 10_000
+        options.server.maxConnectionsPerAddress =
+            try flags.int("max-connections-per-address", in: 1...1_000_000) ?? 64
+        options.server.trustedProxies = try flags.strings("trusted-proxy").map { address in
+            guard let canonical = AdmissionPolicy.normalizedIP(address) else {
+                throw FlagError.invalidValue(flag: "trusted-proxy", value: address, expected: "an IP address")
+            }
+            return canonical
+        }
+        options.server.allowedHosts = flags.strings("allowed-host").map { $0.lowercased() }
+        if let publicURL = options.publicURL {
+            guard let host = URL(string: publicURL)?.host, !host.isEmpty else {
+                throw FlagError.invalidValue(flag: "public-url", value: publicURL, expected: "an absolute URL")
+            }
+            options.server.publicHost = host.trimmingCharacters(in: CharacterSet(charactersIn: "[]")).lowercased()
+        }
+        if let token = flags.string("metrics-token") {
+            guard !token.isEmpty else {
+                throw FlagError.invalidValue(flag: "metrics-token", value: "", expected: "a non-empty token")
+            }
+            options.server.metricsToken = token
+        }
     }
 
     /// `--public-url`, if given.

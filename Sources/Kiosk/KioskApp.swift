@@ -16,6 +16,9 @@ public final class KioskApp: @unchecked Sendable {
     private var connection: KioskConnection?
     private let finished = DispatchSemaphore(value: 0)
     private let exitCode = Locked<Int32>(0)
+    /// The bytes of each picker's files while they are being sent (only touched on `queue`).
+    private var uploadData: [String: [Data]] = [:]
+    private let appearance = KioskScreen.Appearance.detect()
 
     /// Creates the app.
     /// - Parameters:
@@ -79,7 +82,7 @@ public final class KioskApp: @unchecked Sendable {
     }
 
     private func receive(_ message: HostMessage) {
-        model.receive(message)
+        perform(model.receive(message))
         if runner != nil {
             switch message {
             case .present(_, let id, let modal, _):
@@ -99,7 +102,7 @@ public final class KioskApp: @unchecked Sendable {
     }
 
     private func connectionChanged(_ state: KioskModel.Connection) {
-        model.connection = state
+        model.connectionChanged(state)
         if runner != nil {
             log("{\"event\":\"connection\",\"state\":\"\(state.rawValue)\"}")
         } else {
@@ -117,7 +120,11 @@ public final class KioskApp: @unchecked Sendable {
         for effect in effects {
             switch effect {
             case .send(let message): connection?.send(message)
-            case .upload(let id, let paths): upload(id, paths)
+            case .upload(let id, let paths):
+                // Drawn first ("Reading files..."), then read.
+                queue.async { self.read(id, paths) }
+            case .sendChunk(let id, let chunk): send(chunk, of: id)
+            case .dropUpload(let id): uploadData[id] = nil
             case .quit: finish(0)
             }
         }
@@ -126,7 +133,9 @@ public final class KioskApp: @unchecked Sendable {
     private func render() {
         guard runner == nil else { return }
         let size = terminal.size
-        terminal.draw(KioskScreen.lines(model, width: size.columns, height: size.rows))
+        terminal.draw(
+            KioskScreen.render(model, width: size.columns, height: size.rows, appearance: appearance),
+            width: size.columns, height: size.rows)
     }
 
     // MARK: Script
@@ -173,48 +182,49 @@ public final class KioskApp: @unchecked Sendable {
 
     // MARK: Uploads
 
-    private func upload(_ id: String, _ paths: [String]) {
-        guard let open = model.modals.first(where: { $0.id == id }) else { return }
+    private func read(_ id: String, _ paths: [String]) {
+        guard let open = model.modals.first(where: { $0.id == id }), open.reading else { return }
         let (limit, maxBytes): (Int, Int)
         switch open.modal {
         case .photoPicker(let selection, _, let bytes): (limit, maxBytes) = (selection, bytes)
         case .mediaPicker(_, let multiple, let bytes): (limit, maxBytes) = (multiple ? 1_000 : 1, bytes)
         default: return
         }
-        let files = paths.map { path in
-            (path, FileManager.default.contents(atPath: (path as NSString).expandingTildeInPath))
+        defer { render() }
+        guard !paths.isEmpty else { return model.uploadFailed(id: id, error: "Type the path of at least one file.") }
+        var contents: [(String, Data)] = []
+        for path in paths {
+            guard let data = FileManager.default.contents(atPath: (path as NSString).expandingTildeInPath) else {
+                return model.uploadFailed(id: id, error: "Cannot read \(path)")
+            }
+            contents.append((path, data))
         }
-        if let missing = files.first(where: { $0.1 == nil }) {
-            model.uploadProgress(id, nil, error: "Cannot read \(missing.0)")
-            return render()
-        }
-        let contents = files.map { ($0.0, $0.1!) }
         let total = contents.reduce(0) { $0 + $1.1.count }
         guard contents.count <= limit, total <= maxBytes else {
-            model.uploadProgress(id, nil, error: "At most \(limit) file(s) and \(maxBytes) bytes")
-            return render()
+            return model.uploadFailed(
+                id: id,
+                error: "At most \(limit) file(s) and \(KioskUpload.format(maxBytes)); these are "
+                    + "\(contents.count) file(s), \(KioskUpload.format(total)).")
         }
-        var sent = 0
-        var items: [PickedItem] = []
-        for (index, (path, data)) in contents.enumerated() {
+        let files = contents.map { path, data in
             let name = (path as NSString).lastPathComponent
-            let mime = Self.mimeType(name)
-            var offset = 0
-            repeat {
-                let part = data.subdata(in: offset..<min(offset + 32_768, data.count))
-                connection?.send(
-                    .upload(
-                        UploadChunk(
-                            id: id, file: index, name: name, mimeType: mime, size: data.count, offset: offset,
-                            data: part.base64EncodedString(), last: offset + 32_768 >= data.count)))
-                offset += 32_768
-                sent += part.count
-                model.uploadProgress(id, Double(sent) / Double(max(1, total)))
-                render()
-            } while offset < data.count
-            items.append(PickedItem(name: name, mimeType: mime, size: data.count, sha256: SHA256.hex(data)))
+            return KioskUpload.File(
+                name: name, mimeType: Self.mimeType(name), size: data.count, sha256: SHA256.hex(data))
         }
-        connection?.send(.result(id: id, value: open.modal.resultValue(.picked(items))))
+        uploadData[id] = contents.map(\.1)
+        perform(model.startUpload(id: id, files: files))
+    }
+
+    private func send(_ chunk: KioskUpload.Chunk, of id: String) {
+        guard let data = uploadData[id]?[chunk.file],
+            let file = model.modals.first(where: { $0.id == id })?.upload?.files[chunk.file]
+        else { return }
+        let part = data.subdata(in: chunk.offset..<min(data.count, chunk.offset + chunk.length))
+        connection?.send(
+            .upload(
+                UploadChunk(
+                    id: id, file: chunk.file, name: file.name, mimeType: file.mimeType, size: file.size,
+                    offset: chunk.offset, data: part.base64EncodedString(), last: chunk.last)))
     }
 
     static func mimeType(_ name: String) -> String {

@@ -25,10 +25,24 @@ public enum Key: Equatable, Sendable {
 public enum KioskEffect: Equatable, Sendable {
     /// Send a protocol message.
     case send(ClientMessage)
-    /// Upload files (paths on this disk) for a picker, then send the result.
+    /// Read these files (paths on this disk) for a picker, then call `KioskModel.startUpload`.
     case upload(id: String, paths: [String])
+    /// Send this piece of a picker's files.
+    case sendChunk(id: String, chunk: KioskUpload.Chunk)
+    /// Forget the files read for this picker (the upload ended or was cancelled).
+    case dropUpload(id: String)
     /// Leave (Ctrl-C).
     case quit
+}
+
+/// A notice shown under the controls.
+public struct Notice: Sendable, Equatable {
+    /// Its level.
+    public var level: StatusLevel
+    /// Its text.
+    public var text: String
+    /// Increases by one per notice, so a reader can tell which are new.
+    public var serial: Int
 }
 
 /// The kiosk's state: controls, notices, the connection, and the modal on screen with the
@@ -39,7 +53,7 @@ public struct KioskModel: Sendable {
         case connecting, connected, reconnecting, unauthorized
     }
 
-    /// One editable line of the open modal.
+    /// One editable field of the open modal.
     public struct Field: Sendable, Equatable {
         /// The label.
         public var label: String
@@ -47,6 +61,8 @@ public struct KioskModel: Sendable {
         public var text: String
         /// Whether to mask it.
         public var secret: Bool
+        /// Whether Enter starts a new line (a mail or message body) instead of moving on.
+        public var multiline = false
     }
 
     /// One choice of the open modal.
@@ -57,6 +73,8 @@ public struct KioskModel: Sendable {
         public var style: ActionStyle
         /// Whether it can be picked.
         public var enabled: Bool
+        /// Whether it is the default: Enter picks it.
+        public var preferred = false
     }
 
     /// The modal on screen.
@@ -73,25 +91,57 @@ public struct KioskModel: Sendable {
         public var focus: Int
         /// Text shown under the title.
         public var note: String?
-        /// Upload progress, 0...1, while uploading.
-        public var progress: Double?
+        /// An address to show whole (never wrapped) and as a QR code.
+        public var url: String?
+        /// The most upload chunks the host lets a client keep unacknowledged.
+        public var uploadWindow = 8
+        /// The picker's upload, once the files were read.
+        public var upload: KioskUpload?
+        /// Why the upload stopped (the host refused a chunk, a file could not be read).
+        public var uploadError: String?
+        /// Whether the files are being read (between Send and the first chunk).
+        public var reading = false
         /// Whether an answer was sent (waiting for the dismiss).
         public var answered = false
+
+        /// The choice Enter picks: the preferred one if enabled, else the last enabled
+        /// one that is not a cancel.
+        public var defaultChoice: Int? {
+            if let preferred = choices.firstIndex(where: { $0.preferred }), choices[preferred].enabled {
+                return preferred
+            }
+            return choices.lastIndex { $0.enabled && $0.style != .cancel }
+        }
+
+        /// Whether the files are on their way (read, sending, or waiting for a reconnect).
+        public var uploading: Bool { reading || (upload != nil && !answered) }
     }
+
+    /// The most notices kept.
+    public static let noticeLimit = 6
 
     /// The controls.
     public private(set) var controls: [ControlItem] = []
-    /// The latest notices, newest last.
-    public private(set) var notices: [(level: StatusLevel, text: String)] = []
-    /// The connection state.
-    public var connection: Connection = .connecting
+    /// The latest notices, newest last (at most `noticeLimit`; errors are kept longest).
+    public private(set) var notices: [Notice] = []
+    /// The connection state (set it with `connectionChanged`).
+    public private(set) var connection: Connection = .connecting
     /// Modals presented and not dismissed, in order; the first is on screen.
     public private(set) var modals: [OpenModal] = []
+    /// Something the person must read first (the host restarted); cleared by the next key.
+    public private(set) var banner: String?
 
     /// The client's name and group, for the header.
     public let name: String
     /// The group, if any.
     public let group: String?
+
+    private var welcomed = false
+    /// Titles of modals the host dismissed because it was shutting down.
+    private var shutDown: [String] = []
+    private var noticeSerial = 0
+    /// Modals the person left (Escape while waiting); a re-sent `present` does not bring them back.
+    private var abandoned: Set<String> = []
 
     /// Creates the model.
     /// - Parameters:
@@ -110,42 +160,196 @@ public struct KioskModel: Sendable {
     /// The modal on screen, if any.
     public var current: OpenModal? { modals.first }
 
+    /// The serial of the newest notice (0 before any).
+    public var lastNoticeSerial: Int { noticeSerial }
+
     // MARK: Host messages
 
     /// Applies a host message.
     /// - Parameter message: The message.
-    public mutating func receive(_ message: HostMessage) {
+    /// - Returns: What to do (upload chunks the message lets go out).
+    @discardableResult
+    public mutating func receive(_ message: HostMessage) -> [KioskEffect] {
         switch message {
         case .welcome(_, let resumed, _):
             connection = .connected
-            if !resumed { modals = [] }
+            defer { welcomed = true }
+            guard !resumed else {
+                shutDown = []
+                return []
+            }
+            let lost = modals
+            let titles = (shutDown + lost.map { Self.title(of: $0.modal) }).map { "\u{201C}\($0)\u{201D}" }
+                .joined(separator: ", ")
+            modals = []
+            abandoned = []
+            shutDown = []
+            guard welcomed else { return [] }
+            // We asked to resume and got a fresh session: the host restarted (or forgot us).
+            if titles.isEmpty {
+                banner = "The host restarted."
+                notify(.info, "The host restarted.")
+            } else {
+                banner = "The host restarted: \(titles) was cancelled. Start again from the controls."
+                notify(.error, "The host restarted: \(titles) was cancelled.")
+            }
+            return lost.filter { $0.upload != nil || $0.reading }.map { .dropUpload(id: $0.id) }
         case .controls(_, let items):
             controls = items
         case .status(_, let level, let text):
-            notices.append((level, text))
-            if notices.count > 5 { notices.removeFirst(notices.count - 5) }
-        case .present(_, let id, let modal, _):
-            guard !modals.contains(where: { $0.id == id }) else { return }
-            modals.append(Self.open(id, modal))
-        case .dismiss(_, let id, _):
+            notify(level, text)
+        case .present(_, let id, let modal, let uploads):
+            guard !abandoned.contains(id) else { return [] }
+            let held = Dictionary(
+                (uploads?.received ?? []).map { ($0.file, $0.bytes) }, uniquingKeysWith: { first, _ in first })
+            if modals.contains(where: { $0.id == id }) {
+                // Re-sent after a resume: an upload continues where the host says it stands.
+                return uploadResumed(id: id, window: uploads?.window, held: held)
+            }
+            banner = nil
+            var open = Self.open(id, modal)
+            if let window = uploads?.window { open.uploadWindow = max(1, window) }
+            modals.append(open)
+        case .uploadAck(_, let id, let file, let received):
+            return uploadAcknowledged(id: id, file: file, received: received)
+        case .dismiss(_, let id, let reason):
+            let ended = modals.first { $0.id == id }
+            if let ended, reason == .shutdown, !ended.answered {
+                // Said in words when the host is back (or now, if the person looks).
+                shutDown.append(Self.title(of: ended.modal))
+                banner = "The host is restarting: \u{201C}\(Self.title(of: ended.modal))\u{201D} was cancelled."
+            }
             modals.removeAll { $0.id == id }
+            abandoned.remove(id)
+            if let ended, ended.upload != nil || ended.reading { return [.dropUpload(id: id)] }
         case .update(_, let id, let actions):
-            guard let index = modals.firstIndex(where: { $0.id == id }) else { return }
+            guard let index = modals.firstIndex(where: { $0.id == id }) else { return [] }
             for (offset, state) in actions.enumerated() where offset < modals[index].choices.count {
                 modals[index].choices[offset].enabled = state
             }
         case .error(_, let error):
-            notices.append((.error, "host: \(error.message)"))
-        case .uploadAck:
-            // NB: the kiosk paces its uploads by the window in a later change; until then
-            // acknowledgements need no state here.
-            break
+            if error.code == .uploadInvalid, let index = modals.firstIndex(where: { $0.upload != nil && !$0.answered })
+            {
+                modals[index].upload?.pause()
+                modals[index].uploadError = "The host refused a piece: \(error.message)"
+            }
+            notify(.error, "host: \(error.message)")
+        }
+        return []
+    }
+
+    /// Applies a connection change: uploads pause while disconnected.
+    /// - Parameter state: The new state.
+    public mutating func connectionChanged(_ state: Connection) {
+        connection = state
+        guard state != .connected else { return }
+        for index in modals.indices where modals[index].upload != nil { modals[index].upload?.pause() }
+    }
+
+    /// Applies an `uploadAck`.
+    /// - Parameters:
+    ///   - id: The picker.
+    ///   - file: The file's index.
+    ///   - received: Contiguous bytes the host holds of it.
+    /// - Returns: The next chunks, or the result once every file is acknowledged.
+    public mutating func uploadAcknowledged(id: String, file: Int, received: Int) -> [KioskEffect] {
+        guard let index = modals.firstIndex(where: { $0.id == id }), modals[index].upload != nil else { return [] }
+        modals[index].upload?.acknowledge(file: file, received: received)
+        return pump(index)
+    }
+
+    /// Continues a paused upload at the offsets the host holds (from a re-sent `present`).
+    /// - Parameters:
+    ///   - id: The picker.
+    ///   - window: The `uploadWindow` of the re-sent `present`, if it had one.
+    ///   - held: File index to bytes held.
+    /// - Returns: The chunks to send.
+    public mutating func uploadResumed(id: String, window: Int?, held: [Int: Int]) -> [KioskEffect] {
+        guard let index = modals.firstIndex(where: { $0.id == id }) else { return [] }
+        if let window { modals[index].uploadWindow = max(1, window) }
+        return resumeUpload(at: index, held: held)
+    }
+
+    private mutating func resumeUpload(at index: Int, held: [Int: Int]) -> [KioskEffect] {
+        guard var upload = modals[index].upload, !modals[index].answered, modals[index].uploadError == nil else {
+            return []
+        }
+        upload.resume(held: held)
+        modals[index].upload = upload
+        return pump(index)
+    }
+
+    /// Starts sending the files the owner read for a picker.
+    /// - Parameters:
+    ///   - id: The picker.
+    ///   - files: The files (name, type, size, hash).
+    /// - Returns: The first chunks (none while disconnected; they go after the resume).
+    public mutating func startUpload(id: String, files: [KioskUpload.File]) -> [KioskEffect] {
+        guard let index = modals.firstIndex(where: { $0.id == id }), modals[index].reading else { return [] }
+        modals[index].reading = false
+        var upload = KioskUpload(files: files, window: modals[index].uploadWindow)
+        if connection != .connected { upload.pause() }
+        modals[index].upload = upload
+        return pump(index)
+    }
+
+    /// Reports files that could not be read or are over the picker's limits; the person
+    /// can change the paths and try again.
+    /// - Parameters:
+    ///   - id: The picker.
+    ///   - error: Why.
+    public mutating func uploadFailed(id: String, error: String) {
+        guard let index = modals.firstIndex(where: { $0.id == id }) else { return }
+        modals[index].reading = false
+        modals[index].upload = nil
+        modals[index].uploadError = error
+        modals[index].answered = false
+    }
+
+    private mutating func pump(_ index: Int) -> [KioskEffect] {
+        guard var upload = modals[index].upload, !modals[index].answered else { return [] }
+        let id = modals[index].id
+        if upload.complete {
+            modals[index].answered = true
+            let items = upload.files.map {
+                PickedItem(name: $0.name, mimeType: $0.mimeType, size: $0.size, sha256: $0.sha256)
+            }
+            return [
+                .dropUpload(id: id), .send(.result(id: id, value: modals[index].modal.resultValue(.picked(items)))),
+            ]
+        }
+        let chunks = upload.nextChunks()
+        modals[index].upload = upload
+        return chunks.map { .sendChunk(id: id, chunk: $0) }
+    }
+
+    private mutating func notify(_ level: StatusLevel, _ text: String) {
+        noticeSerial += 1
+        notices.append(Notice(level: level, text: text, serial: noticeSerial))
+        while notices.count > Self.noticeLimit {
+            // The oldest that is not an error goes first; errors go only when all are errors.
+            let victim = notices.firstIndex { $0.level != .error } ?? 0
+            notices.remove(at: victim)
+        }
+    }
+
+    static func title(of modal: ModalDescription) -> String {
+        switch modal {
+        case .alert(let text, _, _, _), .actionSheet(let text, _, _, _): text ?? "Question"
+        case .mailComposer: "New mail"
+        case .messageComposer: "New message"
+        case .webAuthentication: "Sign in with your provider"
+        case .photoPicker: "Choose photos"
+        case .mediaPicker: "Choose media"
+        case .custom(let name, _): "Custom: \(name)"
         }
     }
 
     static func open(_ id: String, _ modal: ModalDescription) -> OpenModal {
-        func choices(_ titles: [(String, ActionStyle)]) -> [Choice] {
-            titles.map { Choice(title: $0.0, style: $0.1, enabled: true) }
+        func choices(_ titles: [(String, ActionStyle)], preferred: Int? = nil) -> [Choice] {
+            titles.enumerated().map {
+                Choice(title: $0.element.0, style: $0.element.1, enabled: true, preferred: $0.offset == preferred)
+            }
         }
         var open = OpenModal(id: id, modal: modal, fields: [], choices: [], focus: 0)
         switch modal {
@@ -154,45 +358,53 @@ public struct KioskModel: Sendable {
             open.fields = textFields.map {
                 Field(label: $0.placeholder ?? $0.kind.rawValue, text: $0.text ?? "", secret: $0.kind == .password)
             }
-            open.choices = actions.map { Choice(title: $0.title, style: $0.style, enabled: $0.enabled) }
+            open.choices = actions.map {
+                Choice(title: $0.title, style: $0.style, enabled: $0.enabled, preferred: $0.preferred)
+            }
         case .actionSheet(_, let message, _, let actions):
             open.note = message
-            open.choices = actions.map { Choice(title: $0.title, style: $0.style, enabled: $0.enabled) }
+            open.choices = actions.map {
+                Choice(title: $0.title, style: $0.style, enabled: $0.enabled, preferred: $0.preferred)
+            }
         case .mailComposer(let to, let cc, let bcc, let subject, let body, _):
             open.fields = [
                 Field(label: "To", text: to.joined(separator: ", "), secret: false),
                 Field(label: "Cc", text: cc.joined(separator: ", "), secret: false),
                 Field(label: "Bcc", text: bcc.joined(separator: ", "), secret: false),
-                Field(label: "Subject", text: subject, secret: false), Field(label: "Body", text: body, secret: false),
+                Field(label: "Subject", text: subject, secret: false),
+                Field(label: "Body", text: body, secret: false, multiline: true),
             ]
-            open.choices = choices([("Cancel", .cancel), ("Save draft", .default), ("Send", .default)])
+            open.choices = choices([("Cancel", .cancel), ("Save draft", .default), ("Send", .default)], preferred: 2)
         case .messageComposer(let recipients, _, let body):
             open.fields = [
                 Field(label: "To", text: recipients.joined(separator: ", "), secret: false),
-                Field(label: "Message", text: body, secret: false),
+                Field(label: "Message", text: body, secret: false, multiline: true),
             ]
-            open.choices = choices([("Cancel", .cancel), ("Send", .default)])
+            open.choices = choices([("Cancel", .cancel), ("Send", .default)], preferred: 1)
         case .webAuthentication(let url, let callbackURL, let scheme):
+            open.url = url
             if callbackURL != nil {
-                open.note = "Open this address on a phone or computer and sign in; this closes by itself:\n\(url)"
+                open.note =
+                    "Open this address on a phone or a computer and sign in; this closes by itself."
                 open.choices = choices([("Cancel", .cancel)])
             } else {
-                open.note = "Open this address, sign in, then paste the \(scheme ?? "callback") address:\n\(url)"
+                open.note = "Open this address, sign in, then paste the \(scheme ?? "callback") address below."
                 open.fields = [Field(label: "Callback URL", text: "", secret: false)]
-                open.choices = choices([("Cancel", .cancel), ("Done", .default)])
+                open.choices = choices([("Cancel", .cancel), ("Done", .default)], preferred: 1)
             }
         case .photoPicker(let limit, _, let maxBytes):
-            open.note = "Up to \(limit) file(s), \(maxBytes) bytes in all. Paths separated by commas."
+            open.note =
+                "Up to \(limit) file(s), \(KioskUpload.format(maxBytes)) in all. Paths separated by commas."
             open.fields = [Field(label: "Files", text: "", secret: false)]
-            open.choices = choices([("Cancel", .cancel), ("Send", .default)])
+            open.choices = choices([("Cancel", .cancel), ("Send", .default)], preferred: 1)
         case .mediaPicker(_, let multiple, let maxBytes):
-            open.note = "\(multiple ? "Any number of files" : "One file"), \(maxBytes) bytes in all."
+            open.note = "\(multiple ? "Any number of files" : "One file"), \(KioskUpload.format(maxBytes)) in all."
             open.fields = [Field(label: "Files", text: "", secret: false)]
-            open.choices = choices([("Cancel", .cancel), ("Send", .default)])
+            open.choices = choices([("Cancel", .cancel), ("Send", .default)], preferred: 1)
         case .custom:
             open.note = "This kiosk cannot show this."
+            open.choices = choices([("Close", .cancel)])
         }
-        open.focus = open.fields.isEmpty ? 0 : 0
         return open
     }
 
@@ -203,20 +415,46 @@ public struct KioskModel: Sendable {
     /// - Returns: What to do.
     public mutating func press(_ key: Key) -> [KioskEffect] {
         if key == .interrupt { return [.quit] }
+        banner = nil
         guard var open = modals.first else { return pressOnControls(key) }
+        if key == .escape, open.answered || open.uploading {
+            // Every wait has a way out: stop waiting, cancel the modal.
+            return leave(open)
+        }
         defer { if !modals.isEmpty, modals[0].id == open.id { modals[0] = open } }
-        guard !open.answered else { return [] }
+        if open.uploadError != nil, open.upload != nil {
+            // The host refused a piece: 1 cancels, 2 or Enter tries again from what it acknowledged.
+            switch key {
+            case .character("1"): return leave(open)
+            case .character("2"), .enter:
+                open.uploadError = nil
+                open.upload?.retry()
+                modals[0] = open
+                let effects = pump(0)
+                open = modals[0]
+                return effects
+            default: return []
+            }
+        }
+        guard !open.answered, !open.uploading else { return [] }
         let onChoices = open.focus >= open.fields.count
         switch key {
         case .escape:
-            return pick(&open, open.choices.firstIndex { $0.style == .cancel && $0.enabled })
+            if let cancel = open.choices.firstIndex(where: { $0.style == .cancel && $0.enabled }) {
+                return pick(&open, cancel)
+            }
+            return leave(open)
         case .tab, .down:
             open.focus = min(open.fields.count, open.focus + 1)
         case .up:
             open.focus = max(0, open.focus - 1)
         case .enter:
             if onChoices {
-                return pick(&open, open.choices.lastIndex { $0.enabled && $0.style != .cancel })
+                return pick(&open, open.defaultChoice)
+            }
+            if open.fields[open.focus].multiline {
+                open.fields[open.focus].text.append("\n")
+                return inputEffect(open)
             }
             open.focus += 1
         case .backspace:
@@ -235,6 +473,16 @@ public struct KioskModel: Sendable {
         return []
     }
 
+    /// Cancels the modal on screen with `failure` `cancelled` and takes it off the screen.
+    private mutating func leave(_ open: OpenModal) -> [KioskEffect] {
+        modals.removeAll { $0.id == open.id }
+        abandoned.insert(open.id)
+        var effects: [KioskEffect] = []
+        if open.upload != nil || open.reading { effects.append(.dropUpload(id: open.id)) }
+        effects.append(.send(.failure(id: open.id, code: .cancelled, message: nil)))
+        return effects
+    }
+
     private func inputEffect(_ open: OpenModal) -> [KioskEffect] {
         guard case .alert = open.modal else { return [] }
         return [.send(.input(id: open.id, textFields: open.fields.map(\.text)))]
@@ -248,7 +496,7 @@ public struct KioskModel: Sendable {
     }
 
     /// Picks a choice by index (0-based), if it is enabled.
-    private func pick(_ open: inout OpenModal, _ index: Int?) -> [KioskEffect] {
+    private mutating func pick(_ open: inout OpenModal, _ index: Int?) -> [KioskEffect] {
         guard let index, open.choices.indices.contains(index), open.choices[index].enabled else { return [] }
         let cancel = open.choices[index].style == .cancel
         let texts = open.fields.map(\.text)
@@ -280,30 +528,17 @@ public struct KioskModel: Sendable {
                 : answer(.callbackURL(texts.first ?? ""))
         case .photoPicker, .mediaPicker:
             if cancel {
-                effects = answer(.picked([]))
+                // `failure` `cancelled` lets the host drop whatever it holds of the files at once.
+                effects = [.send(.failure(id: open.id, code: .cancelled, message: nil))]
             } else {
-                let paths = list(texts[0])
-                open.progress = 0
-                effects = [.upload(id: open.id, paths: paths)]
+                open.uploadError = nil
+                open.reading = true
+                return [.upload(id: open.id, paths: list(texts[0]))]
             }
         case .custom:
             effects = [.send(.failure(id: open.id, code: .unsupported, message: nil))]
         }
         open.answered = true
         return effects
-    }
-
-    /// Shows upload progress, or a failure that lets the person try again.
-    /// - Parameters:
-    ///   - id: The modal.
-    ///   - progress: 0...1, or `nil` with `error` when the upload could not start.
-    ///   - error: Why it failed.
-    public mutating func uploadProgress(_ id: String, _ progress: Double?, error: String? = nil) {
-        guard let index = modals.firstIndex(where: { $0.id == id }) else { return }
-        modals[index].progress = progress
-        if let error {
-            modals[index].note = error
-            modals[index].answered = false
-        }
     }
 }

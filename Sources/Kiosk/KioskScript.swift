@@ -51,7 +51,7 @@ public struct ScriptRunner: Sendable {
     public let script: KioskScript
     /// The step being waited for.
     public private(set) var index = 0
-    /// Notices seen since the current step began.
+    /// The serial of the newest notice when the current step began.
     private var noticesAtStart = 0
     /// When the current `wait` step ends.
     private var waitUntil: Date?
@@ -110,7 +110,7 @@ public struct ScriptRunner: Sendable {
                 }
                 log.append("{\"event\":\"answered\",\"title\":\(quote(title)),\"pick\":\(quote(step.pick ?? ""))}")
             } else if let text = step.status {
-                let recent = model.notices.suffix(max(0, model.notices.count - noticesAtStart))
+                let recent = model.notices.filter { $0.serial > noticesAtStart }
                 guard
                     let notice = recent.first(where: { $0.text.contains(text) })
                         ?? model.notices.last(where: { $0.text.contains(text) })
@@ -118,7 +118,7 @@ public struct ScriptRunner: Sendable {
                 log.append("{\"event\":\"status\",\"text\":\(quote(notice.text))}")
             }
             index += 1
-            noticesAtStart = model.notices.count
+            noticesAtStart = model.lastNoticeSerial
         }
         return (effects, log)
     }

@@ -47,10 +47,43 @@ public final class Terminal: @unchecked Sendable {
         return (80, 24)
     }
 
-    /// Draws a whole frame.
-    /// - Parameter lines: The lines.
-    public func draw(_ lines: [String]) {
-        write("\u{1B}[H\u{1B}[2J" + lines.joined(separator: "\r\n"))
+    /// Draws a whole frame over the last one without clearing first (no flicker): each
+    /// line clears its row, and what is left below is cleared at the end.
+    /// - Parameters:
+    ///   - lines: The lines (with ANSI codes); one longer than `width` wraps in the terminal.
+    ///   - width: The terminal's columns (to tell which lines fill their last row).
+    ///   - height: The terminal's rows.
+    public func draw(_ lines: [String], width: Int, height: Int) {
+        var frame = "\u{1B}[H"
+        var rows = 0
+        for (index, line) in lines.enumerated() {
+            let visible = Self.visibleCount(line)
+            let taken = max(1, (visible + max(1, width) - 1) / max(1, width))
+            frame += "\u{1B}[2K" + line
+            // A line ending mid-row clears the rest of it (a wrapped line's last row may hold old text);
+            // one that fills its row must not: the cursor waits on the last column.
+            if visible % max(1, width) != 0 || visible == 0 { frame += "\u{1B}[K" }
+            rows += taken
+            if index < lines.count - 1 { frame += "\r\n" }
+        }
+        if rows < height { frame += "\r\n\u{1B}[J" }
+        write(frame)
+    }
+
+    /// Characters that take a column: all but ANSI escape sequences.
+    static func visibleCount(_ line: String) -> Int {
+        var count = 0
+        var escape = false
+        for character in line.unicodeScalars {
+            if escape {
+                if (0x40...0x7E).contains(character.value), character != "[" { escape = false }
+            } else if character == "\u{1B}" {
+                escape = true
+            } else {
+                count += 1
+            }
+        }
+        return count
     }
 
     /// Writes text.

@@ -73,7 +73,9 @@ public struct Logger: Sendable {
     public func log(_ level: LogLevel, _ message: @autoclosure () -> String) {
         guard isEnabled(level) else { return }
         let time = Date().formatted(.iso8601.time(includingFractionalSeconds: true))
-        settings.write("\(time) \(level.name) [\(label)] \(message())")
+        // Defence in depth: whatever a message holds, the line stays one line with no
+        // terminal control (client strings are also quoted with `logSafe`).
+        settings.write("\(time) \(level.name) [\(label)] \(escapeLogLine(message()))")
     }
 
     /// Writes a `trace` line.

@@ -85,7 +85,8 @@ extension ModalDescription {
                 status: status, recipients: try message?.optionalStrings("recipients") ?? [],
                 body: try message?.optionalString("body") ?? "")
         case .photoPicker(let limit, _, let maxBytes):
-            return .picked(try pickedItems(fields, limit: limit, maxBytes: maxBytes))
+            // 0: no limit but the protocol's (PHPickerConfiguration's meaning).
+            return .picked(try pickedItems(fields, limit: limit == 0 ? 1_000 : limit, maxBytes: maxBytes))
         case .mediaPicker(_, let allowsMultiple, let maxBytes):
             return .picked(try pickedItems(fields, limit: allowsMultiple ? 1_000 : 1, maxBytes: maxBytes))
         case .custom:

@@ -19,6 +19,23 @@ extension ModalDescription {
                 writer.optionalString(field.placeholder)
                 writer.raw(",\"text\":")
                 writer.optionalString(field.text)
+                // Optional configuration, omitted when unset so older clients see the same JSON.
+                if let keyboard = field.keyboard {
+                    writer.raw(",\"keyboard\":")
+                    writer.string(keyboard.rawValue)
+                }
+                if let autocapitalization = field.autocapitalization {
+                    writer.raw(",\"autocapitalize\":")
+                    writer.string(autocapitalization.rawValue)
+                }
+                if let contentType = field.contentType {
+                    writer.raw(",\"contentType\":")
+                    writer.string(contentType)
+                }
+                if let secure = field.isSecureTextEntry {
+                    writer.raw(",\"secure\":")
+                    writer.bool(secure)
+                }
                 writer.raw("}")
             }
             writer.raw("],\"actions\":")
@@ -116,7 +133,12 @@ extension ModalDescription {
                 else { throw .missing("kind", in: "present") }
                 return TextFieldSpec(
                     kind: kind, placeholder: try field.optionalString("placeholder"),
-                    text: try field.optionalString("text"))
+                    text: try field.optionalString("text"),
+                    keyboard: try field.optionalString("keyboard").map(TextFieldKeyboard.init(rawValue:)),
+                    autocapitalization: try field.optionalString("autocapitalize").map(
+                        TextFieldAutocapitalization.init(rawValue:)),
+                    contentType: try field.optionalString("contentType"),
+                    isSecureTextEntry: try field.optionalBool("secure"))
             }
             return .alert(
                 title: try fields.optionalString("title"), message: try fields.optionalString("message"),

@@ -24,7 +24,58 @@ public enum TextFieldKind: String, Sendable, Equatable, CaseIterable {
     case url
 }
 
+/// The keyboard a text field asks for (`inputmode` in a browser). Clients that do not know
+/// a value use their default keyboard.
+public struct TextFieldKeyboard: RawRepresentable, Hashable, Sendable {
+    /// The wire value.
+    public let rawValue: String
+
+    /// Wraps a wire value.
+    /// - Parameter rawValue: The value.
+    public init(rawValue: String) {
+        self.rawValue = rawValue
+    }
+
+    /// The ordinary text keyboard.
+    public static let `default` = TextFieldKeyboard(rawValue: "default")
+    /// An e-mail address keyboard.
+    public static let email = TextFieldKeyboard(rawValue: "email")
+    /// Digits only.
+    public static let numeric = TextFieldKeyboard(rawValue: "numeric")
+    /// Digits and a decimal separator.
+    public static let decimal = TextFieldKeyboard(rawValue: "decimal")
+    /// A phone pad.
+    public static let phone = TextFieldKeyboard(rawValue: "phone")
+    /// A URL keyboard.
+    public static let url = TextFieldKeyboard(rawValue: "url")
+}
+
+/// How a text field capitalizes what is typed (`autocapitalize` in a browser).
+public struct TextFieldAutocapitalization: RawRepresentable, Hashable, Sendable {
+    /// The wire value.
+    public let rawValue: String
+
+    /// Wraps a wire value.
+    /// - Parameter rawValue: The value.
+    public init(rawValue: String) {
+        self.rawValue = rawValue
+    }
+
+    /// No automatic capitals.
+    public static let none = TextFieldAutocapitalization(rawValue: "none")
+    /// The first letter of each word.
+    public static let words = TextFieldAutocapitalization(rawValue: "words")
+    /// The first letter of each sentence.
+    public static let sentences = TextFieldAutocapitalization(rawValue: "sentences")
+    /// Every letter.
+    public static let characters = TextFieldAutocapitalization(rawValue: "characters")
+}
+
 /// One text field of an alert.
+///
+/// `keyboard`, `autocapitalization`, `contentType` and `isSecureTextEntry` are optional on
+/// the wire (omitted when `nil`) and refine what `kind` implies; a client that does not
+/// know them ignores them and keeps the `kind`'s behaviour.
 public struct TextFieldSpec: Sendable, Equatable {
     /// The field's kind.
     public var kind: TextFieldKind
@@ -32,16 +83,37 @@ public struct TextFieldSpec: Sendable, Equatable {
     public var placeholder: String?
     /// The initial text.
     public var text: String?
+    /// The keyboard (wire `keyboard`).
+    public var keyboard: TextFieldKeyboard?
+    /// Automatic capitalization (wire `autocapitalize`).
+    public var autocapitalization: TextFieldAutocapitalization?
+    /// What the field holds, as an HTML `autocomplete` token such as `username`,
+    /// `one-time-code` or `email`, so clients can offer autofill (wire `contentType`).
+    public var contentType: String?
+    /// Whether what is typed is masked (wire `secure`); `nil`: as the `kind` implies.
+    public var isSecureTextEntry: Bool?
 
     /// Creates a text field description.
     /// - Parameters:
     ///   - kind: The kind.
     ///   - placeholder: The placeholder.
     ///   - text: The initial text.
-    public init(kind: TextFieldKind, placeholder: String? = nil, text: String? = nil) {
+    ///   - keyboard: The keyboard.
+    ///   - autocapitalization: Automatic capitalization.
+    ///   - contentType: An HTML `autocomplete` token.
+    ///   - isSecureTextEntry: Whether what is typed is masked.
+    public init(
+        kind: TextFieldKind, placeholder: String? = nil, text: String? = nil, keyboard: TextFieldKeyboard? = nil,
+        autocapitalization: TextFieldAutocapitalization? = nil, contentType: String? = nil,
+        isSecureTextEntry: Bool? = nil
+    ) {
         self.kind = kind
         self.placeholder = placeholder
         self.text = text
+        self.keyboard = keyboard
+        self.autocapitalization = autocapitalization
+        self.contentType = contentType
+        self.isSecureTextEntry = isSecureTextEntry
     }
 }
 

@@ -23,11 +23,15 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, CustomStringConve
     public static let uploadInvalid = ErrorCode(rawValue: "upload_invalid")
     /// The connection sends faster than its allowance.
     public static let rateLimited = ErrorCode(rawValue: "rate_limited")
+    /// The chosen action is disabled for the answer's own text fields.
+    public static let actionDisabled = ErrorCode(rawValue: "action_disabled")
+    /// The token does not allow this (a group it does not grant).
+    public static let unauthorized = ErrorCode(rawValue: "unauthorized")
 
     /// Every code of protocol version 1.
     public static let all: [ErrorCode] = [
         .badJSON, .badMessage, .unknownType, .unknownModal, .helloRequired, .unsupportedProtocol, .uploadInvalid,
-        .rateLimited,
+        .rateLimited, .actionDisabled, .unauthorized,
     ]
 
     /// The wire form.

@@ -16,7 +16,9 @@ struct MessageAssembler {
     }
 
     let limit: Int
-    private var buffer = Data()
+    // Grown by explicit doubling, so a message costs linear time whatever the container's
+    // own growth policy; a buffer over 64 KiB is released once its message is delivered.
+    private var buffer: [UInt8] = []
     private var isBinary = false
     private var inMessage = false
     private var discarding = false
@@ -38,7 +40,7 @@ struct MessageAssembler {
         // NB: libwebsockets may hand one frame over in several pieces, each flagged as a
         // first fragment; only our own `inMessage` tells where a message really starts.
         if !inMessage {
-            buffer.removeAll(keepingCapacity: buffer.count <= 65_536)
+            buffer.removeAll(keepingCapacity: buffer.capacity <= 65_536)
             isBinary = binary
             inMessage = true
             discarding = false
@@ -49,10 +51,16 @@ struct MessageAssembler {
             buffer.removeAll()
             return .tooLarge
         }
+        let needed = buffer.count + bytes.count
+        if needed > buffer.capacity {
+            // Doubling (up to the limit): every byte is copied O(1) times on average.
+            buffer.reserveCapacity(min(limit, max(needed, 2 * buffer.capacity, 4_096)))
+        }
         buffer.append(contentsOf: bytes)
         guard isFinal, remainingInFrame == 0 else { return .incomplete }
         inMessage = false
-        if isBinary { return .message(.binary(buffer)) }
+        defer { if buffer.capacity > 65_536 { buffer = [] } }
+        if isBinary { return .message(.binary(Data(buffer))) }
         guard let text = String(validating: buffer, as: UTF8.self) else { return .invalidText }
         return .message(.text(text))
     }

@@ -10,8 +10,12 @@ public struct ConnectionInfo: Sendable {
     public let path: String
     /// The `Origin` header of the upgrade, if any.
     public let origin: String?
-    /// The peer's address.
+    /// The TCP peer's address (a proxy's, behind one).
     public let peerAddress: String
+    /// The address the client is counted under: the peer, or the right-most untrusted
+    /// `X-Forwarded-For` entry when the peer is a trusted proxy (see
+    /// `AdmissionPolicy.clientAddress`). Per-address limits key on this.
+    public let clientAddress: String
     /// The negotiated subprotocol, if any.
     public let subprotocol: String?
 
@@ -20,11 +24,15 @@ public struct ConnectionInfo: Sendable {
     ///   - path: The request path.
     ///   - origin: The `Origin` header.
     ///   - peerAddress: The peer's address.
+    ///   - clientAddress: The resolved client address; `nil` means the peer's.
     ///   - subprotocol: The negotiated subprotocol.
-    public init(path: String, origin: String?, peerAddress: String, subprotocol: String?) {
+    public init(
+        path: String, origin: String?, peerAddress: String, clientAddress: String? = nil, subprotocol: String?
+    ) {
         self.path = path
         self.origin = origin
         self.peerAddress = peerAddress
+        self.clientAddress = clientAddress ?? peerAddress
         self.subprotocol = subprotocol
     }
 }
@@ -45,8 +53,11 @@ public struct TransportStats: Sendable, Equatable {
     public var openConnections = 0
     /// Connections accepted since start.
     public var acceptedConnections = 0
-    /// Upgrades refused (origin, subprotocol, path, connection limit).
+    /// Upgrades refused (origin, subprotocol, path, host, connection limits).
     public var refusedUpgrades = 0
+    /// Refused upgrades and HTTP requests by reason: `path`, `host`, `origin`,
+    /// `subprotocol`, `connection_limit`, `address_limit`, `stopping`, `metrics_auth`.
+    public var refusals: [String: Int] = [:]
     /// Connections closed for an oversized message (1009).
     public var oversizedMessages = 0
     /// Connections closed because their outgoing queue overflowed (1008).
@@ -120,7 +131,14 @@ final class ServiceLoop: @unchecked Sendable {
     private var serviceThreadInfo: [ConnectionID: ConnectionInfo] = [:]
     private var serviceThreadScratch: UnsafeMutableRawBufferPointer = .allocate(byteCount: 0, alignment: 16)
     private var serviceThreadExit = false
+    /// Open WebSocket connections by client address (server role).
+    private var serviceThreadAddressCounts: [String: Int] = [:]
+    private var serviceThreadClientAddress: [ConnectionID: String] = [:]
     private let staticFiles: StaticFiles?
+    /// `maxConnections` lowered to what the open-file limit allows (set at start).
+    private var effectiveMaxConnections = Int.max
+    private let trustedProxies: Set<String>
+    private let allowedHosts: AdmissionPolicy.AllowedHosts?
 
     // C storage that must outlive the context.
     private let protocols: UnsafeMutablePointer<lws_protocols>
@@ -139,10 +157,16 @@ final class ServiceLoop: @unchecked Sendable {
             maxMessageBytes = configuration.maxMessageBytes
             staticFiles = configuration.webRoot.map(StaticFiles.init(root:))
             name = configuration.subprotocol
+            trustedProxies = Set(configuration.trustedProxies)
+            allowedHosts = AdmissionPolicy.AllowedHosts(
+                bindAddress: configuration.host, publicHost: configuration.publicHost,
+                names: configuration.allowedHosts)
         case .client:
             queueLimit = 64 * 1_048_576
             maxMessageBytes = 16 * 1_048_576
             staticFiles = nil
+            trustedProxies = []
+            allowedHosts = nil
             name = "remote-modal.v1"
         }
         protocolName = strdup(name)
@@ -217,7 +241,21 @@ final class ServiceLoop: @unchecked Sendable {
             info.iface = keep(configuration.host)
             info.options |= rm_option_validate_utf8() | rm_option_fail_on_bind()
             info.count_threads = 1
-            info.fd_limit_per_thread = UInt32(max(1024, configuration.maxConnections + 64))
+            let budget = FileDescriptorBudget(
+                openFileLimit: FileDescriptorBudget.raiseOpenFileLimit(), reserve: configuration.fileDescriptorReserve,
+                maxConnections: configuration.maxConnections)
+            // NB: when lws's table holds fd_limit_per_thread - 1 sockets it stops polling the
+            // listen socket (accept modulation, lib/core-net/pollfd.c) and resumes when one
+            // closes: so the table, not the process, runs out first and a flood cannot make
+            // accept() fail with EMFILE and spin.
+            info.fd_limit_per_thread = UInt32(budget.tableSize)
+            effectiveMaxConnections = budget.maxConnections
+            if budget.maxConnections < configuration.maxConnections {
+                logger.warning(
+                    "open-file limit \(budget.openFileLimit): at most \(budget.maxConnections) connections "
+                        + "(asked for \(configuration.maxConnections); \(configuration.fileDescriptorReserve) "
+                        + "descriptors kept for files)")
+            }
             let interval = UInt16(clamping: max(1, configuration.pingIntervalSeconds))
             retryPolicy.pointee.secs_since_valid_ping = interval
             retryPolicy.pointee.secs_since_valid_hangup =
@@ -351,9 +389,11 @@ final class ServiceLoop: @unchecked Sendable {
         case LWS_CALLBACK_ESTABLISHED:
             let id = ConnectionID(rawValue: nextID.wrappingAdd(1, ordering: .relaxed).oldValue)
             rm_set_connection_id(wsi, id.rawValue)
+            let peer = peerAddress(wsi)
             let info = ConnectionInfo(
                 path: header(wsi, WSI_TOKEN_GET_URI) ?? "/", origin: header(wsi, WSI_TOKEN_ORIGIN),
-                peerAddress: peerAddress(wsi), subprotocol: header(wsi, WSI_TOKEN_PROTOCOL).flatMap(selectedProtocol))
+                peerAddress: peer, clientAddress: clientAddress(wsi, peer: peer),
+                subprotocol: header(wsi, WSI_TOKEN_PROTOCOL).flatMap(selectedProtocol))
             opened(id, wsi, info)
             return 0
         case LWS_CALLBACK_CLIENT_ESTABLISHED:
@@ -437,6 +477,10 @@ final class ServiceLoop: @unchecked Sendable {
     private func opened(_ id: ConnectionID, _ wsi: OpaquePointer, _ info: ConnectionInfo) {
         serviceThreadWSIs[id] = wsi
         serviceThreadAssemblers[id] = MessageAssembler(limit: maxMessageBytes)
+        if case .server = role {
+            serviceThreadClientAddress[id] = info.clientAddress
+            serviceThreadAddressCounts[info.clientAddress, default: 0] += 1
+        }
         let stopping = shared.withLock { shared -> Bool in
             shared.queues[id] = OutgoingQueue(limit: queueLimit)
             shared.stats.openConnections += 1
@@ -451,6 +495,10 @@ final class ServiceLoop: @unchecked Sendable {
         guard serviceThreadWSIs.removeValue(forKey: id) != nil else { return }
         serviceThreadAssemblers[id] = nil
         serviceThreadInfo[id] = nil
+        if let address = serviceThreadClientAddress.removeValue(forKey: id) {
+            let remaining = (serviceThreadAddressCounts[address] ?? 1) - 1
+            serviceThreadAddressCounts[address] = remaining > 0 ? remaining : nil
+        }
         let (code, reason) =
             serviceThreadPeerClose.removeValue(forKey: id) ?? serviceThreadLocalClose.removeValue(forKey: id)
             ?? (.abnormal, "")
@@ -469,12 +517,15 @@ final class ServiceLoop: @unchecked Sendable {
 
     private func receive(_ wsi: OpaquePointer, _ input: UnsafeMutableRawPointer?, _ length: Int) -> Int32 {
         let id = ConnectionID(rawValue: rm_connection_id(wsi))
-        guard var assembler = serviceThreadAssemblers[id] else { return -1 }
         let bytes = UnsafeRawBufferPointer(start: input, count: input == nil ? 0 : length)
-        let output = assembler.feed(
-            bytes, isFinal: lws_is_final_fragment(wsi) != 0, binary: lws_frame_is_binary(wsi) != 0,
-            remainingInFrame: Int(lws_remaining_packet_payload(wsi)))
-        serviceThreadAssemblers[id] = assembler
+        // NB: fed in place through the dictionary's subscript. A local copy (`var assembler =
+        // dictionary[id]`, feed, store back) shares the buffer with the dictionary's copy, so
+        // every fragment copied the whole message so far: quadratic (16 MB took 16.5 s).
+        guard
+            let output = serviceThreadAssemblers[id]?.feed(
+                bytes, isFinal: lws_is_final_fragment(wsi) != 0, binary: lws_frame_is_binary(wsi) != 0,
+                remainingInFrame: Int(lws_remaining_packet_payload(wsi)))
+        else { return -1 }
         switch output {
         case .incomplete:
             return 0
@@ -547,31 +598,78 @@ final class ServiceLoop: @unchecked Sendable {
     private func confirmUpgrade(_ wsi: OpaquePointer) -> Int32 {
         guard case .server(let configuration) = role else { return 0 }
         let path = header(wsi, WSI_TOKEN_GET_URI) ?? ""
-        var refusal: (Int, String)?
+        let peer = peerAddress(wsi)
+        let client = clientAddress(wsi, peer: peer)
+        var refusal: (status: Int, reason: String, text: String)?
+        let (open, stopping) = shared.withLock { ($0.stats.openConnections, $0.stopping) }
         if path != configuration.path {
-            refusal = (404, "no WebSocket endpoint at this path")
-        } else if shared.withLock({ $0.stats.openConnections >= configuration.maxConnections || $0.stopping }) {
-            refusal = (503, "connection limit reached")
+            refusal = (404, "path", "no WebSocket endpoint at this path")
+        } else if let (status, text) = hostRefusal(header(wsi, WSI_TOKEN_HOST)) {
+            refusal = (status, "host", text)
+        } else if stopping {
+            refusal = (503, "stopping", "host shutting down")
+        } else if open >= effectiveMaxConnections {
+            refusal = (503, "connection_limit", "connection limit reached")
+        } else if serviceThreadAddressCounts[client, default: 0] >= configuration.maxConnectionsPerAddress {
+            refusal = (503, "address_limit", "too many connections from this address")
         } else if let origin = header(wsi, WSI_TOKEN_ORIGIN),
             !originAllowed(origin, host: header(wsi, WSI_TOKEN_HOST), configuration: configuration)
         {
-            refusal = (403, "origin not allowed")
+            refusal = (403, "origin", "origin not allowed")
         } else if let offered = header(wsi, WSI_TOKEN_PROTOCOL), selectedProtocol(offered) == nil,
             !configuration.acceptsAnySubprotocol
         {
-            refusal = (400, "subprotocol \(configuration.subprotocol) required")
+            refusal = (400, "subprotocol", "subprotocol \(configuration.subprotocol) required")
         }
-        guard let (status, text) = refusal else { return 0 }
-        shared.withLock { $0.stats.refusedUpgrades += 1 }
-        logger.info("refused upgrade from \(peerAddress(wsi)) with \(status): \(text)")
-        return refuse(wsi, status: status, text: text + "\n") ? 1 : -1
+        guard let refusal else { return 0 }
+        shared.withLock {
+            $0.stats.refusedUpgrades += 1
+            $0.stats.refusals[refusal.reason, default: 0] += 1
+        }
+        logRefusal("upgrade from \(client) refused with \(refusal.status): \(refusal.text)")
+        return refuse(wsi, status: refusal.status, text: refusal.text + "\n") ? 1 : -1
+    }
+
+    private func countRefusal(_ reason: String) {
+        shared.withLock { $0.stats.refusals[reason, default: 0] += 1 }
+    }
+
+    /// Refusal lines, at most one a second (a flood must not flood the log); the count of
+    /// the ones left out is added to the next.
+    private var serviceThreadRefusalLog = (last: Date.distantPast, skipped: 0)
+
+    private func logRefusal(_ line: String) {
+        let now = Date()
+        guard now.timeIntervalSince(serviceThreadRefusalLog.last) >= 1 else {
+            serviceThreadRefusalLog.skipped += 1
+            return
+        }
+        let skipped = serviceThreadRefusalLog.skipped
+        serviceThreadRefusalLog = (now, 0)
+        logger.info(skipped > 0 ? "\(line) (and \(skipped) more refusals in the last second)" : line)
+    }
+
+    /// Why a request's `Host` is refused (status and text), or `nil` when it names this server.
+    private func hostRefusal(_ host: String?) -> (Int, String)? {
+        guard let allowedHosts else { return nil }
+        guard let host else { return (400, "Host header required") }
+        return allowedHosts.allows(host) ? nil : (403, "host not allowed (see --allowed-host)")
+    }
+
+    /// The client address of a request: the peer, or `X-Forwarded-For` from a trusted proxy.
+    private func clientAddress(_ wsi: OpaquePointer, peer: String) -> String {
+        guard !trustedProxies.isEmpty else { return AdmissionPolicy.normalizedIP(peer) ?? peer }
+        return AdmissionPolicy.clientAddress(
+            peer: peer, forwardedFor: header(wsi, WSI_TOKEN_X_FORWARDED_FOR), trustedProxies: trustedProxies)
     }
 
     /// Writes a complete HTTP/1.1 refusal. NB: at this stage lws has not recorded the
     /// request's HTTP version and its header helpers would answer "HTTP/1.0", which strict
     /// WebSocket clients reject; so the response is written whole, by hand.
     private func refuse(_ wsi: OpaquePointer, status: Int, text: String) -> Bool {
-        let reasons = [400: "Bad Request", 403: "Forbidden", 404: "Not Found", 503: "Service Unavailable"]
+        let reasons = [
+            400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 404: "Not Found", 503: "Service Unavailable",
+        ]
         let head =
             "HTTP/1.1 \(status) \(reasons[status] ?? "Error")\r\ncontent-type: text/plain; charset=utf-8\r\n"
             + "content-length: \(text.utf8.count)\r\nconnection: close\r\n\r\n"
@@ -623,6 +721,21 @@ final class ServiceLoop: @unchecked Sendable {
             let response: HTTPResponse = stopping ? .text(503, "stopping\n") : .text(200, "ok\n")
             return respond(wsi, response, completeTransaction: true) ? 0 : -1
         }
+        // Every other request must name this server in Host (DNS rebinding: a page on
+        // another site reaching the host through a name that resolves to it).
+        if let (status, text) = hostRefusal(headers["host"]) {
+            countRefusal("host")
+            logRefusal("request from \(clientAddress(wsi, peer: peerAddress(wsi))) refused with \(status): \(text)")
+            return respond(wsi, .text(status, text + "\n"), completeTransaction: true) ? 0 : -1
+        }
+        if path == "/metrics", case .server(let configuration) = role, let token = configuration.metricsToken,
+            !AdmissionPolicy.bearerMatches(header(wsi, WSI_TOKEN_HTTP_AUTHORIZATION), token: token)
+        {
+            countRefusal("metrics_auth")
+            var response = HTTPResponse.text(401, "bearer token required\n")
+            response.headers = [("www-authenticate", "Bearer realm=\"metrics\"")]
+            return respond(wsi, response, completeTransaction: true) ? 0 : -1
+        }
         if let response = handlers.route(request) {
             return respond(wsi, response, completeTransaction: true) ? 0 : -1
         }
@@ -635,8 +748,15 @@ final class ServiceLoop: @unchecked Sendable {
         case .notFound:
             return respond(wsi, .text(404, "not found\n"), completeTransaction: true) ? 0 : -1
         case .file(let file, let contentType):
+            guard let descriptor = StaticFiles.openRegularFile(file) else {
+                return respond(wsi, .text(404, "not found\n"), completeTransaction: true) ? 0 : -1
+            }
+            // lws opens the file itself (blocking): hand it the descriptor we checked, through
+            // /proc/self/fd, so it opens that very regular file and nothing else.
+            defer { _ = Glibc.close(descriptor) }
             let extra = "X-Content-Type-Options: nosniff\r\nCache-Control: no-cache\r\n"
-            let result = lws_serve_http_file(wsi, file, contentType, extra, Int32(extra.utf8.count))
+            let result = lws_serve_http_file(
+                wsi, "/proc/self/fd/\(descriptor)", contentType, extra, Int32(extra.utf8.count))
             if result < 0 || (result > 0 && lws_http_transaction_completed(wsi) != 0) { return -1 }
             return 0
         }

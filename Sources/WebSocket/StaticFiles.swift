@@ -41,6 +41,23 @@ struct StaticFiles: Sendable {
         return .file(path: resolved.path, contentType: Self.contentType(for: resolved.pathExtension))
     }
 
+    /// Opens a resolved file for serving without ever blocking: `O_NONBLOCK` (a FIFO or a
+    /// device would otherwise block the service thread in `open`), then `fstat` on the
+    /// descriptor, so only a regular file passes and nothing can be swapped in between.
+    /// - Parameter path: A path from `resolve`.
+    /// - Returns: The open descriptor, or `nil` for anything but a readable regular file.
+    ///   The caller closes it.
+    static func openRegularFile(_ path: String) -> Int32? {
+        let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)
+        guard descriptor >= 0 else { return nil }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
+            close(descriptor)
+            return nil
+        }
+        return descriptor
+    }
+
     /// The content type for a file extension.
     static func contentType(for pathExtension: String) -> String {
         switch pathExtension.lowercased() {

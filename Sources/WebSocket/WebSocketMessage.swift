@@ -46,6 +46,8 @@ public struct CloseCode: RawRepresentable, Hashable, Sendable, CustomStringConve
     public static let messageTooBig = CloseCode(rawValue: 1009)
     /// 1011: internal error.
     public static let internalError = CloseCode(rawValue: 1011)
+    /// 1013: the server is at a limit; the client may try again later.
+    public static let tryAgainLater = CloseCode(rawValue: 1013)
 
     /// The numeric code.
     public var description: String { String(rawValue) }

@@ -41,8 +41,27 @@ public struct WebSocketServerConfiguration: Sendable {
     public var pingIntervalSeconds = 20
     /// Pings that may go unanswered before the connection is dropped.
     public var missedPongsBeforeClose = 2
-    /// The most WebSocket connections at once; upgrades past it get HTTP 503.
+    /// The most WebSocket connections at once; upgrades past it get HTTP 503. The server
+    /// lowers it at start when the process may not open that many files (see
+    /// `fileDescriptorReserve`).
     public var maxConnections = 10_000
+    /// The most WebSocket connections one client address may hold at once; upgrades past
+    /// it get HTTP 503. 64 is far above what a browser tab and its reconnects need.
+    public var maxConnectionsPerAddress = 64
+    /// Proxies whose `X-Forwarded-For` names the client (IP literals). From any other
+    /// peer the header is ignored and the peer is the client address.
+    public var trustedProxies: [String] = []
+    /// Host names the `Host` header may carry besides `localhost`, the bind address and
+    /// `publicHost` (a leading dot allows every subdomain); others get HTTP 403.
+    public var allowedHosts: [String] = []
+    /// The host of the public URL clients use (behind a balancer), allowed in `Host`.
+    public var publicHost: String?
+    /// When set, `/metrics` answers only requests with `Authorization: Bearer TOKEN`
+    /// (others get 401).
+    public var metricsToken: String?
+    /// File descriptors kept free for everything but connections (static files, upload
+    /// spool files, logs): the connection table is sized to the open-file limit minus this.
+    public var fileDescriptorReserve = 128
     /// Bytes that may wait in one connection's outgoing queue; past it the connection
     /// is closed with 1008 (a client that stopped reading).
     public var outgoingQueueLimitBytes = 4 * 1_048_576

@@ -127,6 +127,17 @@ struct ActionTests {
         #expect(completions.elements == [1, 1])
     }
 
+    @Test func upstreamNamesAreTheSameTypes() {
+        let cocoa: CocoaAction = CocoaAction { .just(()) }
+        let button: ButtonAction = cocoa
+        let done = record(button.execute().map { "tapped" })
+        #expect(done.events == [.next(0, "tapped"), .completed(0)])
+        let save: CompletableAction<String> = CompletableAction { _ in Completable.error(TestError("disk")) }
+        let errors = record(save.underlyingError.map { "\($0)" })
+        save.execute("file")
+        #expect(errors.elements == ["disk"])
+    }
+
     @Test func singleAndMaybeFactories() {
         let single = Action<Int, Int> { Single.just($0 * 2) }
         #expect(record(single.execute(4)).elements == [8])

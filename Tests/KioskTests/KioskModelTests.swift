@@ -71,7 +71,9 @@ struct KioskModelTests {
         var model = model(
             with: .mailComposer(
                 to: ["support@example.com"], cc: [], bcc: [], subject: "Hello", body: "Hi", isHTML: false))
-        for _ in 0..<5 { _ = model.press(.enter) }
+        for _ in 0..<4 { _ = model.press(.enter) }
+        // The body takes new lines; Tab leaves it for the choices.
+        for key in [Key.enter, .character("B"), .character("o"), .tab] { _ = model.press(key) }
         let effects = model.press(.character("3"))
         #expect(
             effects == [
@@ -81,7 +83,8 @@ struct KioskModelTests {
                         value: [
                             "status": "sent",
                             "mail": [
-                                "to": ["support@example.com"], "cc": [], "bcc": [], "subject": "Hello", "body": "Hi",
+                                "to": ["support@example.com"], "cc": [], "bcc": [], "subject": "Hello",
+                                "body": "Hi\nBo",
                             ],
                         ]))
             ])

@@ -22,6 +22,20 @@ struct HostGolden: Sendable, CustomTestStringConvertible {
             message: .welcome(session: "q3J0dW5uZWxzLWFyZS1mdW4", resumed: false, retentionSeconds: 60)),
         HostGolden(name: "host.present.alert", message: .present(seq: 7, id: "m12", modal: signInAlert)),
         HostGolden(
+            name: "host.present.alert.configured",
+            message: .present(
+                seq: 7, id: "m12",
+                modal: .alert(
+                    title: "Verify", message: nil,
+                    textFields: [
+                        TextFieldSpec(
+                            kind: .plain, placeholder: "code", text: nil, keyboard: .numeric,
+                            autocapitalization: TextFieldAutocapitalization.none, contentType: "one-time-code",
+                            isSecureTextEntry: false),
+                        TextFieldSpec(kind: .plain, placeholder: "PIN", isSecureTextEntry: true),
+                    ],
+                    actions: [ActionSpec(title: "OK", preferred: true)]))),
+        HostGolden(
             name: "host.present.actionSheet",
             message: .present(
                 seq: 8, id: "m13",

@@ -46,7 +46,41 @@ struct UnaryCase: Sendable, CustomTestStringConvertible {
         },
         UnaryCase(name: "toArray") { s, _ in s.toArray().asObservable().map(\.count) },
         UnaryCase(name: "materialize", forwardsError: false) { s, _ in s.materialize().map { _ in 1 } },
+        UnaryCase(name: "retry(when:)") { s, _ in
+            s.retry(when: { errors in errors.flatMap { Observable<Int>.error($0) } })
+        },
+        UnaryCase(name: "take(while:)") { s, _ in s.take(while: { $0 < 1000 }) },
+        UnaryCase(name: "skip(while:)") { s, _ in s.skip(while: { $0 < 0 }) },
+        UnaryCase(name: "skip(until:)") { s, _ in s.skip(until: Observable.just(0)) },
+        UnaryCase(name: "combineLatest(tuple)") { s, _ in
+            Observable.combineLatest(s, Observable.just(1)).map { $0 + $1 }
+        },
+        UnaryCase(name: "zip(tuple)") { s, _ in Observable.zip(s, Observable.from(Array(0..<100))).map { $0 + $1 } },
+        UnaryCase(name: "zip(3)") { s, _ in
+            Observable.zip(s, Observable.from(Array(0..<100)), Observable.from(Array(0..<100))) { $0 + $1 + $2 }
+        },
+        UnaryCase(name: "reduce") { s, _ in s.reduce(0, accumulator: +) },
+        UnaryCase(name: "buffer") { s, sch in s.buffer(timeSpan: .seconds(30), count: 2, scheduler: sch).map(\.count) },
+        UnaryCase(name: "window") { s, sch in
+            s.window(timeSpan: .seconds(30), count: 2, scheduler: sch).flatMap { $0 }
+        },
+        UnaryCase(name: "takeLast") { s, _ in s.takeLast(2) },
+        UnaryCase(name: "groupBy") { s, _ in s.groupBy { $0 % 2 }.flatMap { $0.asObservable() } },
+        UnaryCase(name: "publish.refCount") { s, _ in s.publish().refCount() },
+        UnaryCase(name: "replay.refCount") { s, _ in s.replay(1).refCount() },
+        UnaryCase(name: "withUnretained") { s, _ in s.withUnretained(ContractOwner.shared).map { $1 } },
+        UnaryCase(name: "enumerated") { s, _ in s.enumerated().map(\.element) },
+        UnaryCase(name: "delaySubscription") { s, sch in s.delaySubscription(.zero, scheduler: sch) },
+        UnaryCase(name: "ifEmpty(default:)") { s, _ in s.ifEmpty(default: 0) },
+        UnaryCase(name: "ifEmpty(switchTo:)") { s, _ in s.ifEmpty(switchTo: Observable.just(0)) },
+        UnaryCase(name: "dematerialize") { s, _ in s.materialize().dematerialize() },
+        UnaryCase(name: "debug") { s, _ in s.debug("contract", log: { _ in }) },
     ]
+}
+
+/// An object that outlives every test, for `withUnretained`.
+final class ContractOwner: Sendable {
+    static let shared = ContractOwner()
 }
 
 @Suite("Every operator honours the contract")
@@ -90,6 +124,24 @@ struct OperatorContractTests {
             #expect(last?.value == .completed, "\(operatorCase.name) should complete")
             // Delay shifts completion by its due time; every other operator completes at once.
             #expect(last?.time == (operatorCase.name == "delay" ? 305 : 300))
+        }
+    }
+
+    @Test("the output follows next* (error | completed)", arguments: UnaryCase.all)
+    func grammar(_ operatorCase: UnaryCase) {
+        for ending in [Event<Int>.error(TestError("boom")), .completed] {
+            let scheduler = TestScheduler()
+            let source = scheduler.createHotObservable([
+                .next(210, 1), .next(220, 2), Recorded(time: 250, value: ending), .next(260, 4),
+                .completed(270, Int.self), .error(280, TestError("late")),
+            ])
+            let result = scheduler.start { operatorCase.apply(source.asObservable(), scheduler) }
+            let stops = result.events.enumerated().filter { $0.element.value.isStopEvent }
+            #expect(stops.count <= 1, "\(operatorCase.name): more than one terminal event")
+            if let stop = stops.first {
+                #expect(stop.offset == result.events.count - 1, "\(operatorCase.name): events after the end")
+            }
+            #expect(result.events.allSatisfy { $0.time <= 255 }, "\(operatorCase.name): events after the source ended")
         }
     }
 }

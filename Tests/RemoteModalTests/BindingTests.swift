@@ -28,6 +28,78 @@ struct BindingTests {
         #expect(client.controls == [ControlItem(id: "go", title: "Go", enabled: true, busy: false)])
     }
 
+    /// `rx.action` semantics: the control owns its action, so an action made inline in
+    /// `bind(to:)` keeps working (it used to be released at once and taps did nothing).
+    @Test func aControlKeepsAnInlineActionAlive() {
+        let harness = HostHarness()
+        let client = harness.connect()
+        let runs = Outcome<String>()
+        harness.session(of: client).control("go", title: "Go").bind(
+            to: ButtonAction {
+                runs.observer().onNext("ran")
+                return .just(())
+            })
+        harness.settle()
+        client.send(.event(control: "go"))
+        harness.settle()
+        client.send(.event(control: "go"))
+        harness.settle()
+        #expect(runs.elements == ["ran", "ran"])
+        #expect(client.controls == [ControlItem(id: "go", title: "Go", enabled: true, busy: false)])
+    }
+
+    @Test func eachControlSuppliesItsOwnInput() {
+        let harness = HostHarness()
+        let client = harness.connect()
+        let session = harness.session(of: client)
+        let choose = Action<String, String> { .just("chose \($0)") }
+        let chosen = Outcome<String>()
+        _ = choose.elements.subscribe(chosen.observer())
+        session.control("red", title: "Red").bind(to: choose, input: "red")
+        session.control("blue", title: "Blue").bind(to: choose) { "blue at \(session.id.isEmpty ? 0 : 1)" }
+        harness.settle()
+        client.send(.event(control: "blue"))
+        harness.settle()
+        client.send(.event(control: "red"))
+        harness.settle()
+        #expect(chosen.elements == ["chose blue at 1", "chose red"])
+    }
+
+    @Test func removingTheControlReleasesTheBoundAction() {
+        let harness = HostHarness()
+        let client = harness.connect()
+        let session = harness.session(of: client)
+        weak var weakAction: ButtonAction?
+        do {
+            let action = ButtonAction { .just(()) }
+            weakAction = action
+            session.control("go", title: "Go").bind(to: action)
+        }
+        harness.settle()
+        #expect(weakAction != nil)
+        session.removeControl("go")
+        harness.settle()
+        #expect(weakAction == nil)
+    }
+
+    @Test func endingTheSessionReleasesTheBoundAction() {
+        let harness = HostHarness { $0.retentionSeconds = 1 }
+        let client = harness.connect()
+        let session = harness.session(of: client)
+        weak var weakAction: ButtonAction?
+        do {
+            let action = ButtonAction { .just(()) }
+            weakAction = action
+            session.control("go", title: "Go").bind(to: action)
+        }
+        harness.settle()
+        #expect(weakAction != nil)
+        client.disconnect()
+        harness.settle()
+        harness.advance(seconds: 2)
+        #expect(weakAction == nil)
+    }
+
     @Test func rebindingReplacesTheOldBindingAndNothingIsRetained() {
         let harness = HostHarness()
         let client = harness.connect()
@@ -44,12 +116,14 @@ struct BindingTests {
             client.send(.event(control: "go"))
             harness.settle()
         }
-        #expect(weakFirst == nil)
+        // The control owns its bound action (issue 20): the first lives until it is replaced.
+        #expect(weakFirst != nil)
         let second = ButtonAction {
             runs.observer().onNext("second")
             return .just(())
         }
         control.bind(to: second)
+        #expect(weakFirst == nil)
         client.send(.event(control: "go"))
         harness.settle()
         #expect(runs.elements == ["first", "second"])

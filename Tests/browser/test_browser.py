@@ -183,3 +183,20 @@ def test_login_through_a_real_openid_provider_window(oidc_host, desktop):
     page.wait_toast("Logged in (code received)")
     page.wait().until(lambda d: len(d.window_handles) == 1)
     page.assert_no_bad_message()
+
+
+def test_optional_text_field_hints_reach_the_inputs(host, desktop):
+    import json
+    import os
+    page = desktop
+    page.open(host.base)
+    fixture = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "Fixtures", "protocol",
+                           "host.present.alert.configured.json")
+    with open(fixture, encoding="utf-8") as file:
+        present = json.load(file)
+    present["seq"] = 100000                 # rendered as the host would have it; never answered
+    page.script("window.remoteModal.receive(arguments[0])", json.dumps(present))
+    code, pin = page.dialog().find_elements(By.TAG_NAME, "input")
+    assert (code.get_attribute("type"), code.get_attribute("inputmode"), code.get_attribute("autocapitalize"),
+            code.get_attribute("autocomplete")) == ("text", "numeric", "none", "one-time-code")
+    assert pin.get_attribute("type") == "password", "secure masks a plain field"

@@ -41,6 +41,23 @@ async def country_round(client, pick=1):
     return await client.expect("status", timeout=10)
 
 
+@pytest.mark.skipif(not HOSTS, reason="needs the hosts' addresses for their metrics")
+def test_the_hosts_share_the_redis_backplane():
+    import time
+    deadline = time.time() + 15
+    while True:
+        pages = []
+        for host in HOSTS:
+            with urllib.request.urlopen(f"http://{host}/metrics") as reply:
+                pages.append(reply.read().decode())
+        joined = [re.search(r"^remote_modal_cluster_connected 1$", page, re.M) and
+                  re.search(r"^remote_modal_cluster_hosts_seen 1$", page, re.M) for page in pages]
+        if all(joined):
+            return
+        assert time.time() < deadline, "the hosts did not join one cluster through Redis"
+        time.sleep(0.2)
+
+
 def test_sticky_resume_of_twenty_clients_through_nginx():
     async def scenario():
         keys = [uuid.uuid4().hex for _ in range(20)]

@@ -17,10 +17,11 @@ def free_port():
 
 
 class Host:
-    def __init__(self, *args):
+    def __init__(self, *args, wrapper=(), log_level="warning"):
+        """`wrapper`: a command the host runs under (for example `prlimit --nofile=1024 --`)."""
         self.port = free_port()
         self.process = subprocess.Popen(
-            [BINARY, "--port", str(self.port), "--log-level", "warning", *args],
+            [*wrapper, BINARY, "--port", str(self.port), "--log-level", log_level, *args],
             cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         deadline = time.time() + 15
         while time.time() < deadline:

@@ -17,10 +17,13 @@ class ProtocolClient:
 
     @classmethod
     async def open(cls, url, name="py", group=None, capabilities=CAPABILITIES, resume=None, token=None,
-                   affinity=None):
+                   affinity=None, source=None):
+        """`source`: the local address to connect from (another loopback address is
+        another client to the host)."""
         if affinity:
             url = f"{url}{'&' if '?' in url else '?'}affinity={affinity}"
-        ws = await websockets.connect(url, subprotocols=["remote-modal.v1"])
+        extra = {"local_addr": (source, 0)} if source else {}
+        ws = await websockets.connect(url, subprotocols=["remote-modal.v1"], **extra)
         client = cls(ws)
         hello = {"type": "hello", "protocol": 1, "client": {"kind": "pytest", "name": name},
                  "capabilities": capabilities}

@@ -6,4 +6,7 @@
 /// every arena plus mmapped blocks (`mallinfo2`). For memory tests.
 size_t rm_malloc_bytes_in_use(void);
 
+/// Gives free heap memory back to the system (`malloc_trim(0)`); returns 1 when some was.
+int rm_malloc_trim(void);
+
 #endif

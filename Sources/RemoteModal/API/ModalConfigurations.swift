@@ -53,7 +53,8 @@ public struct MessageComposeResult: Sendable, Equatable {
 
 /// What a photo picker offers.
 public struct PhotoPickerConfiguration: Sendable, Equatable {
-    /// How many items may be picked.
+    /// How many items may be picked; 0 means no limit (as PHPickerConfiguration), which
+    /// the host caps at 1,000 files, the protocol's array limit.
     public var selectionLimit = 1
     /// `image`, `video`.
     public var filter: [String] = ["image"]

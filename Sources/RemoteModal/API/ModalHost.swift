@@ -14,17 +14,18 @@ public final class ModalHost: Sendable {
     /// - Parameters:
     ///   - configuration: Limits and policies.
     ///   - transport: The wire (a `WebSocketTransport`, or an in-memory one in tests).
-    ///   - clock: Timers (hello timeout, retention, modal timeouts); defaults to the
-    ///     executor's wall clock. Tests pass a `TestScheduler`.
+    ///   - clock: Timers (hello timeout, retention, modal timeouts); defaults to a wall
+    ///     clock on a timer queue (timers hop onto the executor). Tests pass a `TestScheduler`.
     ///   - logger: Where session events are logged.
     public init(
         configuration: ModalHostConfiguration = ModalHostConfiguration(), transport: any HostTransport,
         clock: (any SchedulerType)? = nil, logger: Logger = Logger(label: "host")
     ) {
-        let queue = DispatchQueue(label: "remote-modal.host")
+        let executor = transport.executor ?? DispatchQueueExecutor()
         core = HostCore(
             configuration: configuration, transport: transport,
-            clock: clock ?? SerialDispatchQueueScheduler(queue: queue), queue: queue, logger: logger)
+            clock: clock ?? SerialDispatchQueueScheduler(label: "remote-modal.timers"), executor: executor,
+            logger: logger)
     }
 
     /// Starts the transport.
@@ -34,8 +35,10 @@ public final class ModalHost: Sendable {
     /// New sessions, on the host executor: start each session's flows here.
     public var sessions: Observable<Session> { core.newSessions.asObservable() }
 
-    /// The host executor, for flows that must hop onto it.
-    public var executor: SerialDispatchQueueScheduler { SerialDispatchQueueScheduler(queue: core.queue) }
+    /// The host's executor as a scheduler, for flows that must hop onto it
+    /// (`observe(on: host.executor)`): the transport's service loop, or the host's queue.
+    /// Work there must not block: move slow work off it with `subscribe(on:)`.
+    public var executor: any SchedulerType { HostExecutorScheduler(executor: core.executor, clock: core.clock) }
 
     /// The metrics page (`/metrics`), Prometheus text format.
     public var metricsText: String { core.metrics.render(transport: core.transport.stats) }

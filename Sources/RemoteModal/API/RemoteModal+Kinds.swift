@@ -62,7 +62,7 @@ extension RemoteModal {
         var picker = PhotoPickerConfiguration()
         configuration(&picker)
         let description = ModalDescription.photoPicker(
-            selectionLimit: max(1, picker.selectionLimit), filter: picker.filter, maxBytes: picker.maxBytes)
+            selectionLimit: max(0, picker.selectionLimit), filter: picker.filter, maxBytes: picker.maxBytes)
         return pickFiles(description, presenter, timeout)
     }
 
@@ -131,43 +131,6 @@ extension RemoteModal {
         Single.create { report in
             presenter.core.presentWebAuthentication(presenter, timeout: timeout, authorizeURL: authorizeURL) { result in
                 report(result)
-            }
-        }
-    }
-
-    /// Presents a custom modal to clients that advertise `custom:NAME`.
-    /// - Parameters:
-    ///   - modal: The custom kind.
-    ///   - payload: What the client receives.
-    ///   - presenter: Where to present.
-    ///   - timeout: Dismiss with `timeout` after this long.
-    /// - Returns: The decoded result. A result that does not decode gets `error`
-    ///   `bad_message` and the modal stays pending.
-    public static func custom<Modal: CustomModal>(
-        _ modal: Modal.Type, payload: Modal.Payload, presenter: Presenter, timeout: Duration? = nil
-    ) -> Single<Modal.Result> {
-        Single.deferred {
-            let encoded = String(decoding: try JSONEncoder().encode(payload), as: UTF8.self)
-            let json = try JSONParser().parse(encoded)
-            let description = ModalDescription.custom(name: Modal.name, payload: json)
-            let decode: @Sendable (ModalAnswer) throws -> Modal.Result = { answer in
-                guard case .custom(let value) = answer else { throw RemoteModalError.failed("unexpected answer") }
-                return try JSONDecoder().decode(Modal.Result.self, from: Data(value.jsonText.utf8))
-            }
-            return Single.create { report in
-                presenter.core.present(
-                    presenter, description, rules: [], timeout: timeout,
-                    callbacks: PresentationCallbacks(
-                        answered: { accepted in report(Result { try decode(accepted.answer) }) },
-                        failed: { report(.failure($0)) },
-                        check: { answer in
-                            do {
-                                _ = try decode(answer)
-                                return nil
-                            } catch {
-                                return "the result does not decode as \(Modal.Result.self): \(error)"
-                            }
-                        }))
             }
         }
     }

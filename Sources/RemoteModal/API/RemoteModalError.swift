@@ -20,6 +20,10 @@ public enum RemoteModalError: Error, Equatable, Sendable, CustomStringConvertibl
     case tooManyPending
     /// The client's answer could not be decoded into the custom modal's result type.
     case undecodableResult(String)
+    /// The presentation had to cross hosts and the cluster's backplane (Redis) is
+    /// unreachable: cluster presentations fail at once until the host has reconnected;
+    /// presentations on this host's own sessions keep working.
+    case clusterUnavailable
 
     /// A readable description.
     public var description: String {
@@ -34,6 +38,7 @@ public enum RemoteModalError: Error, Equatable, Sendable, CustomStringConvertibl
         case .hostShutdown: "the host shut down"
         case .tooManyPending: "too many pending modals"
         case .undecodableResult(let reason): "undecodable result: \(reason)"
+        case .clusterUnavailable: "the cluster backplane is unreachable"
         }
     }
 }

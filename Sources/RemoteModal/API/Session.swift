@@ -72,10 +72,15 @@ public final class Session: Sendable, Hashable, CustomStringConvertible {
         return control
     }
 
-    /// Removes a control.
+    /// Removes a control and ends its `Action` binding (releasing the action).
     /// - Parameter id: The control id.
     public func removeControl(_ id: String) {
-        controlsState.withLock { $0.removeAll { $0.id == id } }
+        let removed = controlsState.withLock { controls -> [Control] in
+            defer { controls.removeAll { $0.id == id } }
+            return controls.filter { $0.id == id }
+        }
+        // The control owns its bound action: a removed control lets it go.
+        for control in removed { control.binding.dispose() }
         publishControls()
     }
 
@@ -83,7 +88,7 @@ public final class Session: Sendable, Hashable, CustomStringConvertible {
     /// controls added, enabled and busy flipping) go out as one `controls` message.
     func publishControls() {
         guard !controlsDirty.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        core.queue.async { [self] in
+        core.executor.execute { [self] in
             controlsDirty.store(false, ordering: .releasing)
             let items = controlsState.withLock { $0.map(\.item) }
             controlItems.accept(items)

@@ -47,43 +47,59 @@ extension HostCore {
         switch presenter.target {
         case .session(let handle):
             candidates = sessions[handle.id].map { [$0] } ?? []
+        case .sessionID(let id):
+            candidates = sessions[id].map { [$0] } ?? []
         case .group(let name):
             candidates = sessions.values.filter { $0.client.group == name && !$0.connections.isEmpty }
                 .sorted { $0.id < $1.id }
         }
         candidates.removeAll { presenter.excluded.contains($0.id) }
-        guard !candidates.isEmpty else {
+        // In a cluster, the candidates on other hosts (pickers and web authentication stay
+        // on this host: uploads and callbacks do not cross hosts).
+        var remote: [(String, [ClusterMember])] = []
+        switch remoteCandidates(for: presenter.target) {
+        case .failure(let error):
+            callbacks.failed(error)
+            return nil
+        case .success(let found):
+            remote = description.staysOnHost ? [] : found
+        }
+        guard !candidates.isEmpty || !remote.isEmpty else {
             callbacks.failed(RemoteModalError.missingPresenter)
             return nil
         }
         let targets = candidates.filter { $0.capabilities.contains(description.capability) }
-        guard !targets.isEmpty else {
+        let remoteTargets = remote.compactMap { host, members -> (String, [ClusterMember])? in
+            let capable = members.filter { $0.capabilities.contains(description.capability) }
+            return capable.isEmpty ? nil : (host, capable)
+        }
+        guard !targets.isEmpty || !remoteTargets.isEmpty else {
             callbacks.failed(RemoteModalError.unsupported)
             return nil
         }
-        guard targets.allSatisfy({ $0.pending.count < configuration.maxPendingModalsPerSession }) else {
+        let limit = configuration.maxPendingModalsPerSession
+        let withinLimits: (SessionState) -> Bool
+        if case .group = presenter.target, let requester = presenter.requester?.id {
+            // Per requester, with a host-wide backstop of 16 times the limit per member.
+            withinLimits = { $0.pendingCount(requestedBy: requester) < limit && $0.pending.count < limit * 16 }
+        } else {
+            withinLimits = { $0.pending.count < limit }
+        }
+        guard targets.allSatisfy(withinLimits) else {
             callbacks.failed(RemoteModalError.tooManyPending)
             return nil
         }
         let presentation = Presentation(
             description: description, callbacks: callbacks, rules: rules, presentedAt: clock.now,
             uploadBudget: uploadBudget)
+        if case .group = presenter.target { presentation.requesterID = presenter.requester?.id }
         evaluateTextFieldRules(presentation)
         // An action ruled by a host-side sequence stays disabled until the sequence speaks.
         for (index, rule) in rules.enumerated() where index < presentation.actionStates.count {
             if case .observable = rule { presentation.actionStates[index] = false }
         }
-        for session in targets {
-            let modalID = session.allocateModalID()
-            presentation.targets.append((session, modalID))
-            session.addPending(modalID, presentation)
-            broadcast(session) {
-                .present(
-                    seq: $0, id: modalID, modal: presentation.currentDescription, uploads: uploadOffer(presentation))
-            }
-            logger.info("session \(session.shortID): present \(modalID) (\(description.kind))")
-        }
-        metrics.update { $0.presented += 1 }
+        show(presentation, on: targets)
+        presentRemotely(presentation, target: presenter.target, on: remoteTargets)
         if let timeout {
             presentation.timeout = clock.schedule(after: timeout) { [weak self] in
                 guard let self else { return }
@@ -102,6 +118,21 @@ extension HostCore {
                 }))
         }
         return presentation
+    }
+
+    /// Sends a new presentation to the sessions that show it here.
+    func show(_ presentation: Presentation, on targets: [SessionState]) {
+        for session in targets {
+            let modalID = session.allocateModalID()
+            presentation.targets.append((session, modalID))
+            session.addPending(modalID, presentation)
+            broadcast(session) {
+                .present(
+                    seq: $0, id: modalID, modal: presentation.currentDescription, uploads: uploadOffer(presentation))
+            }
+            logger.debug("session \(session.shortID): present \(modalID) (\(presentation.description.kind))")
+        }
+        metrics.update { $0.presented += 1 }
     }
 
     private func evaluateTextFieldRules(_ presentation: Presentation) {
@@ -129,6 +160,7 @@ extension HostCore {
     /// Ends a presentation everywhere: `reason` for the answering session (or every
     /// target), `superseded` for the other sessions of a group.
     func finish(_ presentation: Presentation, answeredBy: SessionState?, reason: DismissReason) {
+        executor.assertInExecutor()
         guard !presentation.finished else { return }
         presentation.finished = true
         presentation.timeout?.dispose()
@@ -146,13 +178,15 @@ extension HostCore {
             session.recordEnded(modalID, sessionReason)
             broadcast(session) { .dismiss(seq: $0, id: modalID, reason: sessionReason) }
             metrics.update { $0.dismissed[sessionReason, default: 0] += 1 }
-            logger.info("session \(session.shortID): dismiss \(modalID) (\(sessionReason.rawValue))")
+            logger.debug("session \(session.shortID): dismiss \(modalID) (\(sessionReason.rawValue))")
         }
+        if presentation.cluster != nil { clusterFinished(presentation, answeredBy: answeredBy, reason: reason) }
     }
 
     /// Accepts the first answer for a pending modal; later ones are ignored silently.
+    /// `wire` is what the client sent, for an answer that must cross hosts.
     func answer(
-        _ id: String, in session: SessionState, ref: String,
+        _ id: String, in session: SessionState, ref: String, wire: ClusterAnswerWire,
         _ decide: (Presentation) throws(ProtocolError) -> AnswerDecision
     ) -> ProtocolError? {
         guard session.wasPresented(id) else {
@@ -171,6 +205,11 @@ extension HostCore {
             decision = try decide(presentation)
         } catch {
             return error
+        }
+        if presentation.cluster != nil {
+            // Shown on several hosts: the first answer anywhere wins, decided in the backplane.
+            clusterAnswer(presentation, by: session, decision: decision, wire: wire)
+            return nil
         }
         finish(presentation, answeredBy: session, reason: .resolved)
         metrics.update { $0.resolved += 1 }
@@ -251,7 +290,7 @@ extension HostCore {
         let delay = max(0, next.due - clock.now.timeIntervalSince1970)
         connection.ackTimer = clock.schedule(after: .seconds(delay)) { [weak self] in
             guard let self else { return }
-            queue.async {
+            perform {
                 connection.ackTimer = nil
                 guard self.connections[connection.id] === connection else { return }
                 // The first is what the timer waited for (a coarse clock may fire a little
@@ -270,7 +309,22 @@ extension HostCore {
 
     /// Decides whether a `result` is acceptable: its shape, its uploads, the API's check.
     func decideResult(_ value: JSONValue, for presentation: Presentation) throws(ProtocolError) -> AnswerDecision {
+        if case .webAuthentication(_, let callbackURL, nil) = presentation.description, callbackURL != nil {
+            throw ProtocolError(
+                .badMessage, "this web authentication is answered by its callback URL, not by a result",
+                ref: "result")
+        }
+        // The last state the client was told must allow the action (`bad_message`, v1), and
+        // an action ruled by the text fields must also pass its rule on the result's own
+        // text fields (`action_disabled`): `input` only drives the live `update`s.
         let answer = try presentation.description.validateResult(value, enabled: presentation.actionStates)
+        if case .action(let index, let textFields) = answer, index < presentation.rules.count,
+            case .textFields(let predicate) = presentation.rules[index], !predicate(textFields)
+        {
+            throw ProtocolError(
+                .actionDisabled, "action \(index) is disabled for these text fields (its rule refuses them)",
+                ref: "result")
+        }
         if let message = presentation.callbacks.check?(answer) {
             throw ProtocolError(.badMessage, message, ref: "result")
         }

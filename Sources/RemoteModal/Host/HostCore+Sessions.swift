@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import ModalProtocol
 import Reactive
 
@@ -8,7 +9,7 @@ extension HostCore {
         session.retentionTimer?.dispose()
         session.retentionTimer = clock.schedule(after: .seconds(configuration.retentionSeconds)) { [weak self] in
             guard let self else { return }
-            queue.async {
+            perform {
                 guard session.alive, session.connections.isEmpty else { return }
                 self.expire(session)
             }
@@ -20,10 +21,13 @@ extension HostCore {
     func expire(_ session: SessionState) {
         session.alive = false
         sessions[session.id] = nil
+        if session.disconnectOrder != nil { retainedCount -= 1 }
+        sessionsByAddress[session.address, default: 1] -= 1
+        if sessionsByAddress[session.address] == 0 { sessionsByAddress[session.address] = nil }
         for modalID in session.pendingOrder {
             guard let presentation = session.pending[modalID], !presentation.finished else { continue }
             let others = presentation.targets.filter { $0.session !== session && $0.session.alive }
-            if others.isEmpty {
+            if others.isEmpty, !shownElsewhere(presentation) {
                 finish(presentation, answeredBy: nil, reason: .expired)
                 presentation.callbacks.failed(RemoteModalError.sessionExpired)
             } else {
@@ -36,6 +40,7 @@ extension HostCore {
             $0.sessionsExpired += 1
         }
         logger.info("session \(session.shortID) expired")
+        clusterMembershipChanged()
         session.handle.end()
     }
 
@@ -44,6 +49,7 @@ extension HostCore {
     func shutdownOnExecutor() {
         guard !stopped else { return }
         stopped = true
+        trimTimer?.dispose()
         for session in sessions.values.sorted(by: { $0.id < $1.id }) {
             for modalID in session.pendingOrder {
                 guard let presentation = session.pending[modalID], !presentation.finished else { continue }
@@ -59,6 +65,7 @@ extension HostCore {
         for handle in ended { handle.end() }
         newSessions.onCompleted()
         uploadBudget.spool.removeAll()
+        stopCluster()
     }
 
     /// Replaces a session's controls list and sends it.
@@ -73,7 +80,8 @@ extension HostCore {
     func notify(_ sessionID: String, _ text: String, _ level: StatusLevel) {
         guard let session = sessions[sessionID], session.alive else { return }
         broadcast(session) { .status(seq: $0, level: level, text: text) }
-        logger.info("session \(session.shortID): status \(level.rawValue) '\(text)'")
+        // Statuses may quote what people typed (an e-mail address): never at info.
+        logger.debug("session \(session.shortID): status \(level.rawValue) \(logSafe(text))")
     }
 
     /// The connected sessions in the same group as a session (itself when it has none).

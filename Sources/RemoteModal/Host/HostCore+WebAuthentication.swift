@@ -65,6 +65,11 @@ extension HostCore {
         let prefix = configuration.callbackPathPrefix
         guard request.path.hasPrefix(prefix) else { return nil }
         let nonce = String(request.path.dropFirst(prefix.count))
+        // Only the identity provider's redirect (a GET) consumes the one-time callback: a
+        // HEAD (link previews, scanners) or anything else leaves it waiting.
+        guard request.method == "GET" else {
+            return .html(405, Self.page("Method not allowed", "Open this link in a browser.", closes: false))
+        }
         let outcome: (status: Int, deliver: (@Sendable (String) -> Void)?) = authCallbacks.withLock { callbacks in
             guard let entry = callbacks[nonce] else { return (404, nil) }
             guard let state = request.queryItems["state"], Secrets.constantTimeEquals(state, entry.state) else {

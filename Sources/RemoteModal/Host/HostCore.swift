@@ -10,13 +10,14 @@ import WebSocket
 /// The host's state machine: connections, sessions, presentations.
 ///
 /// `@unchecked Sendable` invariant: every stored `var` is read and written only on
-/// `queue` (the host executor). Entry points from other threads hop onto it with
-/// `queue.async`; methods named `...OnExecutor` or called from them assume they are on it.
+/// `executor` (the transport's service loop, or a serial queue). Entry points from other
+/// threads hop onto it with `perform`; the rest assume they are on it, and the entry
+/// points of each turn check it in debug builds (`executor.assertInExecutor()`).
 final class HostCore: @unchecked Sendable {
     let configuration: ModalHostConfiguration
     let transport: any HostTransport
     let clock: any SchedulerType
-    let queue: DispatchQueue
+    let executor: any HostExecutor
     let logger: Logger
     let metrics = HostMetrics()
     let newSessions = PublishSubject<Session>()
@@ -26,48 +27,57 @@ final class HostCore: @unchecked Sendable {
     /// Host-served web authentication callbacks by nonce.
     let authCallbacks = Locked<[String: AuthCallback]>([:])
 
-    private let queueKey = DispatchSpecificKey<Bool>()
     var connections: [ConnectionID: ConnectionState] = [:]
     var sessions: [String: SessionState] = [:]
+    /// Live sessions per client address (the per-address cap).
+    var sessionsByAddress: [String: Int] = [:]
+    /// Sessions without a connection now (`disconnectOrder` set).
+    var retainedCount = 0
+    /// Sessions that lost their last connection so far (orders retained sessions).
+    var disconnects = 0
+    var trimTimer: (any Disposable)?
     var stopped = false
+    /// The cluster state when the host is part of one (`configuration.cluster`).
+    let cluster: ClusterState?
 
     init(
         configuration: ModalHostConfiguration, transport: any HostTransport, clock: any SchedulerType,
-        queue: DispatchQueue, logger: Logger
+        executor: any HostExecutor, logger: Logger
     ) {
         self.configuration = configuration
         self.transport = transport
         self.clock = clock
-        self.queue = queue
+        self.executor = executor
         self.logger = logger
+        cluster = configuration.cluster.map(ClusterState.init)
         uploadBudget = UploadBudget(
             maxMemory: configuration.maxUploadMemoryBytes, maxReserved: configuration.maxUploadSpoolBytes,
             spool: SpoolDirectory(path: configuration.spoolDirectory))
-        queue.setSpecific(key: queueKey, value: true)
     }
 
     /// Runs `work` on the executor: inline when already there (so effects keep the order
     /// in which flows cause them), otherwise asynchronously.
     func perform(_ work: @escaping @Sendable () -> Void) {
-        if DispatchQueue.getSpecific(key: queueKey) == true { work() } else { queue.async(execute: work) }
+        if executor.inExecutor { work() } else { executor.execute(work) }
     }
 
     /// Runs `body` on the executor and waits for it; inline when already there.
     func onExecutor<T>(_ body: () -> T) -> T {
-        DispatchQueue.getSpecific(key: queueKey) == true ? body() : queue.sync(execute: body)
+        executor.sync(body)
     }
 
     // MARK: Transport events (any thread)
 
     func start() throws {
         try uploadBudget.spool.prepare()
+        perform { self.startTrimming() }
         try transport.start(
             events: TransportEvents(
                 // Weak: the transport outlives nothing, but a strong capture would make the
                 // core and its transport keep each other alive after the host is released.
                 opened: { [weak self] id, info in
                     guard let self else { return }
-                    queue.async { self.opened(id, info) }
+                    perform { self.opened(id, info) }
                 },
                 message: { [weak self] id, message in
                     guard let self else { return }
@@ -79,13 +89,14 @@ final class HostCore: @unchecked Sendable {
                     case .binary:
                         decoded = .failure(ProtocolError(.badMessage, "binary frames are not accepted"))
                     }
-                    queue.async { self.received(id, decoded) }
+                    perform { self.received(id, decoded) }
                 },
                 closed: { [weak self] id, code, _ in
                     guard let self else { return }
-                    queue.async { self.closed(id, code) }
+                    perform { self.closed(id, code) }
                 },
                 route: { [weak self] request in self?.route(request) }))
+        startCluster()
     }
 
     func addRoute(prefix: String, _ route: @escaping HTTPRoute) {
@@ -108,6 +119,7 @@ final class HostCore: @unchecked Sendable {
     // MARK: Connections (executor)
 
     private func opened(_ id: ConnectionID, _ info: ConnectionInfo) {
+        executor.assertInExecutor()
         guard !stopped else {
             transport.close(id, code: .goingAway, reason: "host shutting down")
             return
@@ -123,7 +135,7 @@ final class HostCore: @unchecked Sendable {
         // deadline, and must not keep a released host alive until then.
         connection.helloTimer = clock.schedule(after: .seconds(configuration.helloTimeoutSeconds)) { [weak self] in
             guard let self else { return }
-            queue.async {
+            perform {
                 guard let connection = self.connections[id], case .awaitingHello = connection.phase else { return }
                 self.logger.info("connection \(id) from \(info.peerAddress): no hello in time, closing")
                 self.closeConnection(connection, code: .policyViolation, reason: "hello timeout")
@@ -135,6 +147,7 @@ final class HostCore: @unchecked Sendable {
     }
 
     private func closed(_ id: ConnectionID, _ code: CloseCode) {
+        executor.assertInExecutor()
         guard let connection = connections.removeValue(forKey: id) else { return }
         connection.helloTimer?.dispose()
         connection.ackTimer?.dispose()
@@ -143,7 +156,14 @@ final class HostCore: @unchecked Sendable {
         guard let session = connection.session else { return }
         session.connections.removeAll { $0 == id }
         logger.info("session \(session.shortID): connection \(id) closed (\(code))")
-        if session.connections.isEmpty, session.alive, !stopped { startRetention(session) }
+        if session.connections.isEmpty { clusterMembershipChanged() }
+        if session.connections.isEmpty, session.alive, !stopped {
+            disconnects += 1
+            session.disconnectOrder = disconnects
+            retainedCount += 1
+            startRetention(session)
+            enforceRetainedLimit()
+        }
     }
 
     func closeConnection(_ connection: ConnectionState, code: CloseCode, reason: String) {
@@ -155,6 +175,7 @@ final class HostCore: @unchecked Sendable {
     // MARK: Messages (executor)
 
     private func received(_ id: ConnectionID, _ decoded: Result<ClientMessage, ProtocolError>) {
+        executor.assertInExecutor()
         guard let connection = connections[id] else { return }
         if case .closing = connection.phase { return }
         // Chunks for a pending picker are paced by the upload window and byte budget
@@ -200,7 +221,7 @@ final class HostCore: @unchecked Sendable {
         connection.consecutiveErrors += 1
         let seq = connection.session?.takeSeq()
         transport.send(HostMessage.error(seq: seq, error).encode(), to: connection.id)
-        logger.debug("connection \(connection.id): \(error)")
+        logger.debug("connection \(connection.id): error \(error.code) \(logSafe(error.message, limit: 160))")
         if connection.consecutiveErrors >= configuration.maxConsecutiveErrors {
             logger.info("connection \(connection.id): \(connection.consecutiveErrors) errors in a row, closing")
             closeConnection(connection, code: .policyViolation, reason: "too many errors")
@@ -215,25 +236,46 @@ final class HostCore: @unchecked Sendable {
             closeConnection(connection, code: .policyViolation, reason: "unsupported protocol")
             return nil
         }
-        if let expected = configuration.accessToken {
-            guard let token = hello.token, Secrets.constantTimeEquals(token, expected) else {
-                logger.info("connection \(connection.id) from \(connection.info.peerAddress): unauthorized")
-                closeConnection(connection, code: .policyViolation, reason: "unauthorized")
-                return nil
-            }
+        let grant: (key: Int?, name: String?, groups: Set<String>?)
+        switch authorize(hello.token) {
+        case .refused:
+            logger.info("connection \(connection.id) from \(connection.info.peerAddress): unauthorized")
+            closeConnection(connection, code: .policyViolation, reason: "unauthorized")
+            return nil
+        case .open:
+            grant = (nil, nil, nil)
+        case .granted(let key, let name, let groups):
+            grant = (key, name, groups)
         }
+        if let group = hello.client.group, let allowed = grant.groups, !allowed.contains(group) {
+            logger.info("connection \(connection.id): token does not grant group \(logSafe(group))")
+            let error = ProtocolError(.unauthorized, "this token does not grant the group '\(group)'", ref: "hello")
+            metrics.update { $0.errors[error.code, default: 0] += 1 }
+            transport.send(HostMessage.error(seq: nil, error).encode(), to: connection.id)
+            closeConnection(connection, code: .policyViolation, reason: "unauthorized")
+            return nil
+        }
+        // The name others see comes from the grant, not from what the client claims.
+        var client = hello.client
+        if let name = grant.name { client.name = name }
         connection.helloTimer?.dispose()
         connection.helloTimer = nil
-        if let resumeID = hello.resumeSession, let session = sessions[resumeID], session.alive {
+        if let resumeID = hello.resumeSession, let session = sessions[resumeID], session.alive,
+            session.grant == grant.key
+        {
             session.retentionTimer?.dispose()
             session.retentionTimer = nil
-            session.client = hello.client
+            if session.disconnectOrder != nil { retainedCount -= 1 }
+            session.disconnectOrder = nil
+            session.client = client
             session.capabilities = Set(hello.capabilities)
             session.connections.append(connection.id)
             connection.phase = .joined(session)
+            clusterMembershipChanged()
             metrics.update { $0.sessionsResumed += 1 }
             logger.info(
-                "session \(session.shortID) resumed by \(hello.client.kind) '\(hello.client.name)' on \(connection.id)")
+                "session \(session.shortID) resumed by \(logSafe(client.kind)) \(logSafe(client.name))"
+                    + " on \(connection.id)")
             transport.send(
                 HostMessage.welcome(session: session.id, resumed: true, retentionSeconds: retentionSeconds).encode(),
                 to: connection.id)
@@ -248,22 +290,33 @@ final class HostCore: @unchecked Sendable {
             }
             return nil
         }
+        let address = connection.info.peerAddress
+        if let refusal = admitSession(from: address) {
+            metrics.update { $0.admissionsRefused[refusal, default: 0] += 1 }
+            logger.warning("connection \(connection.id) from \(address): \(refusal), closing with 1013")
+            closeConnection(connection, code: .tryAgainLater, reason: refusal)
+            return nil
+        }
         let id = Secrets.sessionID()
-        let handle = Session(id: id, client: hello.client, core: self)
-        let session = SessionState(id: id, client: hello.client, capabilities: Set(hello.capabilities), handle: handle)
+        let handle = Session(id: id, client: client, core: self)
+        let session = SessionState(
+            id: id, client: client, capabilities: Set(hello.capabilities), handle: handle, address: address,
+            grant: grant.key)
         session.connections = [connection.id]
         sessions[id] = session
+        sessionsByAddress[address, default: 0] += 1
         connection.phase = .joined(session)
         metrics.update {
             $0.sessions += 1
             $0.sessionsCreated += 1
         }
         logger.info(
-            "session \(session.shortID) created for \(hello.client.kind) '\(hello.client.name)'"
-                + (hello.client.group.map { " in group '\($0)'" } ?? "") + " on \(connection.id)")
+            "session \(session.shortID) created for \(logSafe(client.kind)) \(logSafe(client.name))"
+                + (client.group.map { " in group \(logSafe($0))" } ?? "") + " on \(connection.id)")
         transport.send(
             HostMessage.welcome(session: id, resumed: false, retentionSeconds: retentionSeconds).encode(),
             to: connection.id)
+        clusterMembershipChanged()
         newSessions.onNext(handle)
         return nil
     }
@@ -277,11 +330,11 @@ final class HostCore: @unchecked Sendable {
         case .hello:
             return nil
         case .result(let id, let value):
-            return answer(id, in: session, ref: "result") { presentation throws(ProtocolError) in
+            return answer(id, in: session, ref: "result", wire: .result(value)) { presentation throws(ProtocolError) in
                 try decideResult(value, for: presentation)
             }
         case .failure(let id, let code, let text):
-            return answer(id, in: session, ref: "failure") { _ in .failure(code, text) }
+            return answer(id, in: session, ref: "failure", wire: .failure(code, text)) { _ in .failure(code, text) }
         case .input(let id, let textFields):
             return input(id, textFields, in: session)
         case .upload(let chunk):
@@ -296,6 +349,7 @@ final class HostCore: @unchecked Sendable {
 
     /// Sends a message to every connection of a session, with the next `seq`.
     func broadcast(_ session: SessionState, _ build: (Int) -> HostMessage) {
+        executor.assertInExecutor()
         let text = build(session.takeSeq()).encode()
         for connection in session.connections { transport.send(text, to: connection) }
     }

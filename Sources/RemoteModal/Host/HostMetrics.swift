@@ -16,6 +16,8 @@ final class HostMetrics: Sendable {
         var resolved = 0
         var dismissed: [DismissReason: Int] = [:]
         var errors: [ErrorCode: Int] = [:]
+        var sessionsEvicted = 0
+        var admissionsRefused: [String: Int] = [:]
         var uploadBytes = 0
         var uploadChunksRefused = 0
         var uploadMemoryBytes = 0
@@ -23,6 +25,18 @@ final class HostMetrics: Sendable {
         var latencyBuckets: [Int]
         var latencySum = 0.0
         var latencyCount = 0
+        var cluster = ClusterCounters()
+    }
+
+    /// The cluster's part of `/metrics` (rendered only when the host is in a cluster).
+    struct ClusterCounters {
+        var configured = false
+        var connected = false
+        var peers = 0
+        var members = 0
+        var sent = 0
+        var received = 0
+        var claims: [ClusterClaim: Int] = [:]
     }
 
     /// Upper bounds of the present-to-answer latency buckets, in seconds.
@@ -62,6 +76,10 @@ final class HostMetrics: Sendable {
         metric(
             "remote_modal_upgrades_refused_total", "counter", "Upgrades refused (origin, subprotocol, limit).",
             [("", "\(transport.refusedUpgrades)")])
+        metric(
+            "remote_modal_refusals_total", "counter",
+            "Upgrades and HTTP requests refused by the transport, by reason.",
+            transport.refusals.sorted { $0.key < $1.key }.map { ("{reason=\"\($0.key)\"}", "\($0.value)") })
         metric("remote_modal_sessions", "gauge", "Sessions alive now.", [("", "\(counters.sessions)")])
         metric(
             "remote_modal_sessions_total", "counter", "Sessions by how they began or ended.",
@@ -70,6 +88,14 @@ final class HostMetrics: Sendable {
                 ("{event=\"resumed\"}", "\(counters.sessionsResumed)"),
                 ("{event=\"expired\"}", "\(counters.sessionsExpired)"),
             ])
+        metric(
+            "remote_modal_sessions_evicted_total", "counter", "Retained sessions ended early to admit others.",
+            [("", "\(counters.sessionsEvicted)")])
+        metric(
+            "remote_modal_sessions_refused_total", "counter", "New sessions refused (close 1013), by reason.",
+            ["too many sessions from this address", "host at session capacity"].map {
+                ("{reason=\"\($0)\"}", "\(counters.admissionsRefused[$0] ?? 0)")
+            })
         metric("remote_modal_modals_presented_total", "counter", "Modals presented.", [("", "\(counters.presented)")])
         metric("remote_modal_modals_resolved_total", "counter", "Modals answered.", [("", "\(counters.resolved)")])
         metric(
@@ -100,6 +126,25 @@ final class HostMetrics: Sendable {
         lines.append("# HELP remote_modal_answer_seconds Time from present to accepted answer.")
         lines.append("# TYPE remote_modal_answer_seconds histogram")
         for (suffix, value) in histogram { lines.append("remote_modal_answer_seconds\(suffix) \(value)") }
+        if counters.cluster.configured {
+            let cluster = counters.cluster
+            metric(
+                "remote_modal_cluster_connected", "gauge", "1 while the cluster backplane (Redis) is subscribed.",
+                [("", cluster.connected ? "1" : "0")])
+            metric(
+                "remote_modal_cluster_hosts_seen", "gauge", "Other hosts heard from within the membership expiry.",
+                [("", "\(cluster.peers)")])
+            metric(
+                "remote_modal_cluster_members_seen", "gauge",
+                "Connected sessions on other hosts, from their heartbeats.",
+                [("", "\(cluster.members)")])
+            metric(
+                "remote_modal_cluster_messages_total", "counter", "Backplane messages relayed, by direction.",
+                [("{direction=\"sent\"}", "\(cluster.sent)"), ("{direction=\"received\"}", "\(cluster.received)")])
+            metric(
+                "remote_modal_cluster_claims_total", "counter", "First-answer claims, by outcome.",
+                [ClusterClaim.won, .lost, .unavailable].map { ("{outcome=\"\($0)\"}", "\(cluster.claims[$0] ?? 0)") })
+        }
         return lines.joined(separator: "\n") + "\n"
     }
 }

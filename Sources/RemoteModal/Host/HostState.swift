@@ -57,12 +57,32 @@ final class SessionState: @unchecked Sendable {
     var retentionTimer: (any Disposable)?
     var alive = true
     let handle: Session
+    /// The client address that created the session (per-address caps count it there).
+    let address: String
+    /// Which grant admitted it: an index into the token grants, -1 for the single access
+    /// token, `nil` without authentication. A resume must come with the same grant.
+    let grant: Int?
+    /// When its last connection closed, as a count of such events on the host (`nil`
+    /// while connected); eviction takes the lowest.
+    var disconnectOrder: Int?
+    /// The session's key in cluster membership: a one-way function of the id.
+    lazy var memberKey = ClusterState.memberKey(id)
 
-    init(id: String, client: ClientDescription, capabilities: Set<String>, handle: Session) {
+    init(
+        id: String, client: ClientDescription, capabilities: Set<String>, handle: Session, address: String,
+        grant: Int?
+    ) {
         self.id = id
         self.client = client
         self.capabilities = capabilities
         self.handle = handle
+        self.address = address
+        self.grant = grant
+    }
+
+    /// The modals pending here that a given session requested (group presentations).
+    func pendingCount(requestedBy requester: String) -> Int {
+        pending.values.reduce(0) { $0 + ($1.requesterID == requester ? 1 : 0) }
     }
 
     /// Short form of the id for logs (never the whole secret).
@@ -175,7 +195,14 @@ final class Presentation: @unchecked Sendable {
     var ruleSubscriptions = CompositeDisposable()
     /// Received upload chunks, for pickers.
     let uploads: UploadAssembly?
+    /// The session whose flow asked for a group presentation, if known: the pending limit
+    /// of a group member counts per requester, so one member cannot exhaust another.
+    var requesterID: String?
     let presentedAt: Date
+    /// Its part in the cluster, when it is shown on several hosts.
+    var cluster: ClusterLink?
+    /// An answer is being claimed in the cluster (later local answers are ignored meanwhile).
+    var claiming = false
 
     init(
         description: ModalDescription, callbacks: PresentationCallbacks, rules: [EnabledRule?], presentedAt: Date,
@@ -193,7 +220,8 @@ final class Presentation: @unchecked Sendable {
         self.presentedAt = presentedAt
         switch description {
         case .photoPicker(let limit, _, let maxBytes):
-            uploads = UploadAssembly(maxBytes: maxBytes, maxFiles: max(1, limit), budget: uploadBudget)
+            uploads = UploadAssembly(
+                maxBytes: maxBytes, maxFiles: limit == 0 ? 1_000 : max(1, limit), budget: uploadBudget)
         case .mediaPicker(_, let multiple, let maxBytes):
             uploads = UploadAssembly(maxBytes: maxBytes, maxFiles: multiple ? 1_000 : 1, budget: uploadBudget)
         default:

@@ -28,6 +28,20 @@ public struct ModalHostConfiguration: Sendable {
     /// The folder for spool files, or `nil` for a folder of this process's own under the
     /// system's temporary directory. Spool files in it are removed at start and at shutdown.
     public var spoolDirectory: String?
+    /// The most sessions alive at once (connected or retained). Past it a new session
+    /// first evicts the oldest retained one (nothing pending first); with none to evict,
+    /// the connection is closed 1013 "host at session capacity".
+    public var maxSessions = 10_000
+    /// The most sessions alive at once from one client address (see
+    /// `ConnectionInfo.clientAddress`). Past it the address's oldest retained session is
+    /// evicted; with none, close 1013 "too many sessions from this address".
+    public var maxSessionsPerAddress = 64
+    /// The most sessions kept without a connection (retained for resume). Past it the
+    /// oldest retained session is ended early, those with nothing pending first.
+    public var maxRetainedSessions = 2_000
+    /// Token grants (`--token-file`): each token's name and groups. With grants (or
+    /// `accessToken`) a `hello` without a known token is refused.
+    public var tokenGrants: [TokenGrant] = []
     /// The access token clients must send in `hello`, or `nil` for none.
     public var accessToken: String?
     /// The public base URL of the host (`http://127.0.0.1:8080`), for callback URLs.
@@ -37,6 +51,10 @@ public struct ModalHostConfiguration: Sendable {
     /// authentication callbacks use `/auth/NAME/callback/NONCE`, so the balancer can send
     /// the identity provider's redirect to the host that is waiting for it.
     public var instance: String?
+    /// The cluster this host joins (`--cluster redis://...`), or `nil` for a host on its own.
+    /// With a cluster, group presenters and presenters for a session connected elsewhere
+    /// reach every host (docs/deployment.md).
+    public var cluster: ClusterConfiguration?
 
     /// The path prefix of this host's web authentication callbacks.
     public var callbackPathPrefix: String { instance.map { "/auth/\($0)/callback/" } ?? "/auth/callback/" }

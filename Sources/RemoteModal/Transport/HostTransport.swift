@@ -34,6 +34,11 @@ public struct TransportEvents: Sendable {
 /// The seam between the host and the wire: the real WebSocket server, or an in-memory
 /// transport in tests.
 public protocol HostTransport: Sendable {
+    /// The executor the transport delivers its events on, when it has one (a service
+    /// loop); the host then runs there too, and events need no hop. `nil`: the host makes
+    /// a serial queue of its own and the transport's events hop onto it.
+    var executor: (any HostExecutor)? { get }
+
     /// Starts delivering events.
     /// - Parameter events: Where events go.
     /// - Throws: When the transport cannot start (port taken, bad certificate).
@@ -57,4 +62,9 @@ public protocol HostTransport: Sendable {
 
     /// Transport counters for `/metrics`.
     var stats: TransportStats { get }
+}
+
+extension HostTransport {
+    /// No executor of its own.
+    public var executor: (any HostExecutor)? { nil }
 }

@@ -11,6 +11,22 @@ const FIELD_TYPES = {
   url: { type: "url", autocomplete: "url", inputmode: "url", spellcheck: "false" },
 };
 
+const INPUT_MODES = { email: "email", numeric: "numeric", decimal: "decimal", phone: "tel", url: "url" };
+
+/** The field's input attributes: its kind, then the optional hints a host may add
+ *  (docs/protocol.md, "Optional fields"): keyboard, autocapitalize, contentType, secure. */
+function inputAttributes(field) {
+  const attributes = { ...(FIELD_TYPES[field.kind] ?? FIELD_TYPES.plain) };
+  if (field.keyboard && field.keyboard !== "default") {
+    if (INPUT_MODES[field.keyboard]) attributes.inputmode = INPUT_MODES[field.keyboard];
+  }
+  if (typeof field.autocapitalize === "string") attributes.autocapitalize = field.autocapitalize;
+  if (typeof field.contentType === "string") attributes.autocomplete = field.contentType;
+  if (field.secure === true) attributes.type = "password";
+  if (field.secure === false && attributes.type === "password") attributes.type = "text";
+  return attributes;
+}
+
 const LABELS = { plain: "Text", email: "E-mail", password: "Password", phoneNumber: "Phone number", number: "Number", url: "Address" };
 
 registerModal("alert", (modal, ui) => {
@@ -18,8 +34,8 @@ registerModal("alert", (modal, ui) => {
   if (modal.message) ui.message(modal.message);
   const inputs = (modal.textFields ?? []).map((field) => {
     const label = field.placeholder ? field.placeholder[0].toUpperCase() + field.placeholder.slice(1) : LABELS[field.kind] ?? "Text";
-    const input = ui.field(label, { value: field.kind === "password" ? "" : field.text,
-                                     attributes: FIELD_TYPES[field.kind] ?? FIELD_TYPES.plain });
+    const attributes = inputAttributes(field);
+    const input = ui.field(label, { value: attributes.type === "password" ? "" : field.text, attributes });
     input.addEventListener("input", () => ui.input(inputs.map((i) => i.value)));
     return input;
   });

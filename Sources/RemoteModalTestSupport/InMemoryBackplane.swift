@@ -1,0 +1,119 @@
+import Dispatch
+import Locking
+import RemoteModal
+
+/// A cluster backplane in memory, shared by the hosts of one test: pub/sub channels and
+/// first-claim-wins, delivered in order on one queue. It can be taken down (as Redis
+/// stopping) and a host can be cut off (as the host dying).
+public final class InMemoryBackplaneHub: Sendable {
+    struct Subscriber {
+        let id: Int
+        let channels: Set<String>
+        let events: ClusterBackplaneEvents
+    }
+
+    struct State {
+        var subscribers: [Subscriber] = []
+        var claims: [String: String] = [:]
+        var up = true
+        var cutOff: Set<Int> = []
+        var nextID = 1
+        var claimsDecided = 0
+    }
+
+    let state = Locked(State())
+    let queue = DispatchQueue(label: "in-memory-backplane")
+
+    /// Creates a hub (up).
+    public init() {}
+
+    /// A backplane for one host.
+    public func backplane() -> InMemoryBackplane {
+        InMemoryBackplane(
+            hub: self,
+            id: state.withLock { state in
+                defer { state.nextID += 1 }
+                return state.nextID
+            })
+    }
+
+    /// Takes the hub down (`false`: every host is told it lost it, messages and claims
+    /// fail) or brings it back.
+    public func setUp(_ up: Bool) {
+        let subscribers = state.withLock { state in
+            state.up = up
+            if !up { state.claims = [:] }
+            return state.subscribers.filter { !state.cutOff.contains($0.id) }
+        }
+        queue.async { for subscriber in subscribers { subscriber.events.connected(up) } }
+    }
+
+    /// Cuts a host's backplane off for good (its process died): it neither hears nor is heard.
+    public func cutOff(_ backplane: InMemoryBackplane) {
+        state.withLock { _ = $0.cutOff.insert(backplane.id) }
+    }
+
+    /// How many claims the hub decided.
+    public var claimsDecided: Int { state.withLock { $0.claimsDecided } }
+
+    /// Waits until everything published so far is delivered.
+    public func settle() { queue.sync {} }
+
+    func subscribe(_ id: Int, _ channels: [String], _ events: ClusterBackplaneEvents) {
+        let up = state.withLock { state in
+            state.subscribers.append(Subscriber(id: id, channels: Set(channels), events: events))
+            return state.up
+        }
+        if up { queue.async { events.connected(true) } }
+    }
+
+    func publish(from id: Int, _ channel: String, _ payload: String) {
+        let receivers: [Subscriber] = state.withLock { state in
+            guard state.up, !state.cutOff.contains(id) else { return [] }
+            return state.subscribers.filter { $0.channels.contains(channel) && !state.cutOff.contains($0.id) }
+        }
+        queue.async { for receiver in receivers { receiver.events.message(channel, payload) } }
+    }
+
+    func claim(from id: Int, _ key: String, _ owner: String, _ done: @escaping @Sendable (ClusterClaim) -> Void) {
+        let outcome: ClusterClaim = state.withLock { state in
+            guard state.up, !state.cutOff.contains(id) else { return .unavailable }
+            state.claimsDecided += 1
+            if state.claims[key] != nil { return .lost }
+            state.claims[key] = owner
+            return .won
+        }
+        queue.async { done(outcome) }
+    }
+
+    func remove(_ id: Int) {
+        state.withLock { $0.subscribers.removeAll { $0.id == id } }
+    }
+}
+
+/// One host's end of an `InMemoryBackplaneHub`.
+public final class InMemoryBackplane: ClusterBackplane {
+    let hub: InMemoryBackplaneHub
+    let id: Int
+
+    init(hub: InMemoryBackplaneHub, id: Int) {
+        self.hub = hub
+        self.id = id
+    }
+
+    /// Subscribes.
+    public func start(channels: [String], events: ClusterBackplaneEvents) { hub.subscribe(id, channels, events) }
+
+    /// Publishes to the hub.
+    public func publish(_ channel: String, _ payload: String) { hub.publish(from: id, channel, payload) }
+
+    /// Claims in the hub.
+    public func claim(
+        _ key: String, owner: String, ttlSeconds: Double, _ done: @escaping @Sendable (ClusterClaim) -> Void
+    ) {
+        hub.claim(from: id, key, owner, done)
+    }
+
+    /// Unsubscribes.
+    public func stop() { hub.remove(id) }
+}

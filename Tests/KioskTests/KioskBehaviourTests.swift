@@ -1,0 +1,321 @@
+import Foundation
+import Kiosk
+import ModalProtocol
+import QRCode
+import Testing
+
+private let photos = ModalDescription.photoPicker(selectionLimit: 2, filter: [], maxBytes: 10_485_760)
+
+private func welcomed(_ modal: ModalDescription? = nil) -> KioskModel {
+    var model = KioskModel(name: "lobby-1", group: "lobby")
+    model.receive(.welcome(session: "s", resumed: false, retentionSeconds: 60))
+    model.receive(.controls(seq: 1, items: [ControlItem(id: "photos", title: "Send photos")]))
+    if let modal { model.receive(.present(seq: 2, id: "m1", modal: modal)) }
+    return model
+}
+
+private func chunks(_ effects: [KioskEffect]) -> [KioskUpload.Chunk] {
+    effects.compactMap { if case .sendChunk(_, let chunk) = $0 { chunk } else { nil } }
+}
+
+private let file = KioskUpload.File(name: "a.jpg", mimeType: "image/jpeg", size: 1_000_000, sha256: "ab")
+
+@Suite("Kiosk: ways out, notices, host restarts")
+struct KioskWaysOutTests {
+    @Test func escapeAfterTheAnswerStopsWaitingAndCancels() {
+        var model = welcomed(signIn)
+        _ = model.press(.character("x"))
+        _ = model.press(.tab)
+        _ = model.press(.tab)
+        #expect(model.press(.character("1")).count == 1)
+        #expect(model.current?.answered == true)
+        #expect(model.press(.escape) == [.send(.failure(id: "m1", code: .cancelled, message: nil))])
+        #expect(model.current == nil)
+        // The host re-sending it after a resume does not bring it back.
+        model.receive(.present(seq: 3, id: "m1", modal: signIn))
+        #expect(model.current == nil)
+    }
+
+    @Test func escapeOnAModalWithoutACancelChoiceSendsCancelled() {
+        let ok = ModalDescription.alert(
+            title: "Note", message: nil, textFields: [], actions: [ActionSpec(title: "OK")])
+        var model = welcomed(ok)
+        #expect(model.press(.escape) == [.send(.failure(id: "m1", code: .cancelled, message: nil))])
+        #expect(model.current == nil)
+    }
+
+    @Test func everyKindHasAWayOutAndAHintThatSaysSo() {
+        let kinds: [ModalDescription] = [
+            signIn, photos,
+            .actionSheet(title: "Pick", message: nil, source: nil, actions: [ActionSpec(title: "A")]),
+            .mailComposer(to: [], cc: [], bcc: [], subject: "", body: "", isHTML: false),
+            .messageComposer(recipients: [], subject: nil, body: ""),
+            .webAuthentication(url: "https://id.example/auth?x=1", callbackURL: "https://h/cb", callbackURLScheme: nil),
+            .mediaPicker(types: ["audio"], allowsMultiple: false, maxBytes: 1_000),
+        ]
+        for kind in kinds {
+            var model = welcomed(kind)
+            let screen = KioskScreen.lines(model, width: 120, height: 40).joined(separator: "\n")
+            #expect(screen.contains("Esc cancels"), "\(kind.kind)")
+            let effects = model.press(.escape)
+            #expect(
+                effects.contains { if case .send(.failure(_, .cancelled, _)) = $0 { true } else { false } }
+                    || effects.contains { if case .send(.result) = $0 { true } else { false } }, "\(kind.kind)")
+            #expect(model.current == nil || model.current?.answered == true, "\(kind.kind)")
+        }
+    }
+
+    @Test func enterPicksThePreferredActionWhichIsMarked() {
+        let sheet = ModalDescription.alert(
+            title: "Delete?", message: nil, textFields: [],
+            actions: [
+                ActionSpec(title: "Keep", preferred: true), ActionSpec(title: "Delete", style: .destructive),
+                ActionSpec(title: "Cancel", style: .cancel),
+            ])
+        var model = welcomed(sheet)
+        let screen = KioskScreen.lines(model, width: 80, height: 24)
+        #expect(screen.contains("  [1] Keep  <- Enter"))
+        #expect(screen.contains { $0.contains("Number or Enter (Keep) picks") })
+        #expect(model.press(.enter) == [.send(.result(id: "m1", value: ["action": 0, "textFields": []]))])
+    }
+
+    @Test func hostTextCannotDriveTheTerminal() {
+        // A title and another client's name in a notice carrying escape sequences (clear the
+        // screen, retitle the window, a bidi override): shown, never obeyed.
+        let evil = "\u{1B}[2J\u{1B}]0;owned\u{07}Sign\u{202E}in\u{9B}31m"
+        var model = welcomed(
+            .alert(title: evil, message: "m\u{1B}[5m", textFields: [], actions: [ActionSpec(title: evil)]))
+        model.receive(.status(seq: 3, level: .info, text: "Approved by \(evil)"))
+        for appearance in [KioskScreen.Appearance.plain, KioskScreen.Appearance(colour: true, unicode: true)] {
+            let screen = KioskScreen.render(model, width: 120, height: 40, appearance: appearance).joined()
+            let foreign = screen.unicodeScalars.filter { [0x07, 0x9B, 0x202E].contains($0.value) }
+            #expect(foreign.isEmpty)
+            // Every ESC left is one of the kiosk's own colour codes, followed by "[" and digits.
+            let parts = screen.components(separatedBy: "\u{1B}").dropFirst()
+            #expect(parts.allSatisfy { $0.first == "[" && $0.dropFirst().first.map { $0.isNumber } == true })
+            #expect(!screen.contains("\u{1B}[2J") && !screen.contains("\u{1B}]0;"))
+            #expect(screen.contains("\u{241B}[2J"))
+        }
+    }
+
+    @Test func noticesAreCappedNewestFirstErrorsKeptLongest() {
+        var model = welcomed()
+        model.receive(.error(seq: nil, ProtocolError(.rateLimited, "slow down")))
+        for index in 1...10 { model.receive(.status(seq: 1 + index, level: .info, text: "note \(index)")) }
+        #expect(model.notices.count == KioskModel.noticeLimit)
+        #expect(model.notices.first?.text == "host: slow down")
+        #expect(model.notices.last?.text == "note 10")
+        let screen = KioskScreen.lines(model, width: 80, height: 24)
+        let ten = screen.firstIndex { $0.contains("note 10") }!
+        let six = screen.firstIndex { $0.contains("note 6") }!
+        #expect(ten < six)
+        #expect(!screen.contains { $0.contains("note 5") })
+    }
+
+    @Test func aFreshSessionAfterAResumeSaysTheRequestWasCancelled() {
+        var model = welcomed(photos)
+        model.connectionChanged(.reconnecting)
+        model.receive(.welcome(session: "s2", resumed: false, retentionSeconds: 60))
+        #expect(model.current == nil)
+        let screen = KioskScreen.lines(model, width: 80, height: 24).joined(separator: "\n")
+        #expect(screen.contains("The host restarted: \u{201C}Choose photos\u{201D} was cancelled."))
+        #expect(screen.contains("Controls (press a number):"))
+        #expect(model.notices.last?.level == .error)
+        _ = model.press(.character("9"))
+        #expect(model.banner == nil)
+    }
+
+    @Test func aModalDismissedByAShutdownIsNamedWhenTheHostIsBack() {
+        var model = welcomed(photos)
+        model.receive(.dismiss(seq: 3, id: "m1", reason: .shutdown))
+        #expect(model.banner?.contains("was cancelled") == true)
+        model.connectionChanged(.reconnecting)
+        model.receive(.welcome(session: "s2", resumed: false, retentionSeconds: 60))
+        #expect(
+            model.banner
+                == "The host restarted: \u{201C}Choose photos\u{201D} was cancelled. Start again from the controls.")
+    }
+
+    @Test func theFirstWelcomeSaysNothing() {
+        let model = welcomed()
+        #expect(model.banner == nil)
+        #expect(model.notices.isEmpty)
+    }
+}
+
+@Suite("Kiosk uploads: paced by the window, progress from acknowledgements, resumed")
+struct KioskUploadTests {
+    func uploading(window: Int? = nil) -> (KioskModel, [KioskEffect]) {
+        var model = welcomed(photos)
+        if let window {
+            model = welcomed()
+            model.receive(.present(seq: 2, id: "m1", modal: photos, uploads: UploadOffer(window: window)))
+        }
+        _ = model.press(.character("/tmp/a.jpg"[...].first!))
+        _ = model.press(.tab)
+        #expect(model.press(.enter) == [.upload(id: "m1", paths: ["/"])])
+        let effects = model.startUpload(id: "m1", files: [file])
+        return (model, effects)
+    }
+
+    @Test func sendsAtMostTheWindowAndMoreOnlyPerAcknowledgement() {
+        var (model, first) = uploading()
+        #expect(chunks(first).count == 8)
+        #expect(chunks(first).map(\.offset) == (0..<8).map { $0 * 32_768 })
+        #expect(model.current?.upload?.acknowledged == 0)
+        let next = model.receive(.uploadAck(seq: 3, id: "m1", file: 0, received: 32_768))
+        #expect(chunks(next).map(\.offset) == [8 * 32_768])
+        #expect(model.current?.upload?.acknowledged == 32_768)
+        let screen = KioskScreen.lines(model, width: 80, height: 24).joined(separator: "\n")
+        #expect(screen.contains("32.8 kB of 1.0 MB received"))
+        #expect(screen.contains("Esc cancels the upload."))
+    }
+
+    @Test func aSmallerWindowFromThePresentIsHonoured() {
+        let (_, first) = uploading(window: 2)
+        #expect(chunks(first).count == 2)
+    }
+
+    @Test func theResultGoesOnlyWhenEveryByteIsAcknowledged() {
+        var (model, effects) = uploading()
+        var sent = chunks(effects)
+        var results: [KioskEffect] = []
+        while let chunk = sent.first {
+            sent.removeFirst()
+            let more = model.uploadAcknowledged(id: "m1", file: 0, received: chunk.offset + chunk.length)
+            sent += chunks(more)
+            results += more.filter { if case .send(.result) = $0 { true } else { false } }
+        }
+        #expect(results.count == 1)
+        #expect(model.current?.answered == true)
+        let screen = KioskScreen.lines(model, width: 80, height: 24).joined(separator: "\n")
+        #expect(screen.contains("every byte confirmed"))
+    }
+
+    @Test func aDisconnectPausesAndTheResumeContinuesAtTheHeldOffset() {
+        var (model, _) = uploading()
+        _ = model.uploadAcknowledged(id: "m1", file: 0, received: 65_536)
+        model.connectionChanged(.reconnecting)
+        let paused = KioskScreen.lines(model, width: 80, height: 24).joined(separator: "\n")
+        #expect(paused.contains("Paused: reconnecting"))
+        #expect(chunks(model.uploadAcknowledged(id: "m1", file: 0, received: 98_304)).isEmpty)
+        model.connectionChanged(.connected)
+        model.receive(.welcome(session: "s", resumed: true, retentionSeconds: 60))
+        let resumed = model.receive(
+            .present(
+                seq: 9, id: "m1", modal: photos,
+                uploads: UploadOffer(window: 8, received: [ReceivedFile(file: 0, bytes: 65_536)])))
+        #expect(chunks(resumed).first?.offset == 65_536)
+        #expect(chunks(resumed).count == 8)
+        #expect(model.current?.upload?.acknowledged == 65_536)
+    }
+
+    @Test func escapeMidUploadCancelsAndDropsTheFiles() {
+        var (model, _) = uploading()
+        #expect(
+            model.press(.escape) == [.dropUpload(id: "m1"), .send(.failure(id: "m1", code: .cancelled, message: nil))])
+        #expect(model.current == nil)
+    }
+
+    @Test func anUploadInvalidOffersRetryFromTheAcknowledgedOffset() {
+        var (model, _) = uploading()
+        _ = model.uploadAcknowledged(id: "m1", file: 0, received: 32_768)
+        model.receive(.error(seq: 5, ProtocolError(.uploadInvalid, "offset 98304, host holds 32768", ref: "upload")))
+        let screen = KioskScreen.lines(model, width: 80, height: 24).joined(separator: "\n")
+        #expect(screen.contains("The host refused a piece"))
+        #expect(screen.contains("[2] Try again"))
+        let retried = model.press(.enter)
+        #expect(chunks(retried).first?.offset == 32_768)
+        #expect(chunks(retried).count == 8)
+    }
+
+    @Test func anEmptyFileIsOneChunkMarkedLast() {
+        var upload = KioskUpload(files: [KioskUpload.File(name: "e", mimeType: "x", size: 0, sha256: "")])
+        #expect(upload.nextChunks() == [KioskUpload.Chunk(file: 0, offset: 0, length: 0, last: true)])
+        #expect(!upload.complete)
+        upload.acknowledge(file: 0, received: 0)
+        #expect(upload.complete)
+    }
+
+    @Test func bytesAsPeopleReadThem() {
+        #expect(KioskUpload.format(512) == "512 B")
+        #expect(KioskUpload.format(9_100_000) == "9.1 MB")
+        #expect(KioskUpload.format(9_961_472) == "10.0 MB")
+        #expect(KioskUpload.format(999_999) == "1.0 MB")
+        #expect(KioskUpload.format(10_485_760) == "10.5 MB")
+    }
+}
+
+@Suite("Kiosk look: colour, width, too small, the address and its QR code")
+struct KioskLookTests {
+    @Test func colourOnlyWhereItIsWanted() {
+        #expect(KioskScreen.Appearance.detect(environment: ["TERM": "xterm-256color"], isTerminal: true).colour)
+        #expect(
+            !KioskScreen.Appearance.detect(environment: ["TERM": "xterm", "NO_COLOR": "1"], isTerminal: true).colour)
+        #expect(!KioskScreen.Appearance.detect(environment: ["TERM": "dumb"], isTerminal: true).colour)
+        #expect(!KioskScreen.Appearance.detect(environment: ["TERM": "dumb"], isTerminal: true).unicode)
+        #expect(!KioskScreen.Appearance.detect(environment: ["TERM": "xterm"], isTerminal: false).colour)
+    }
+
+    @Test func errorsAreRedAndThePreferredActionStandsOut() {
+        var model = welcomed(signIn)
+        model.receive(.error(seq: 3, ProtocolError(.badMessage, "nope")))
+        _ = model.press(.tab)
+        _ = model.press(.tab)
+        model.receive(.update(seq: 4, id: "m1", actions: [true, true]))
+        let lines = KioskScreen.render(
+            model, width: 100, height: 30, appearance: KioskScreen.Appearance(colour: true, unicode: true))
+        #expect(lines.contains { $0.contains("\u{1B}[1;31m  ERROR: ") })
+        #expect(lines.contains { $0.contains("\u{1B}[1;7m[2] Sign In\u{1B}[0m") })
+        let plain = KioskScreen.lines(model, width: 100, height: 30)
+        #expect(!plain.joined().contains("\u{1B}"))
+    }
+
+    @Test func theDividerFollowsTheWidth() {
+        for width in [40, 100, 180] {
+            let lines = KioskScreen.lines(welcomed(), width: width, height: 24)
+            #expect(lines[1] == String(repeating: "\u{2500}", count: width))
+        }
+    }
+
+    @Test func belowTheNeededSizeItSaysSoInsteadOfCuttingActions() {
+        let small = KioskScreen.lines(welcomed(signIn), width: 30, height: 6)
+        #expect(small.first == "Terminal too small")
+        #expect(small.count <= 6 && small.allSatisfy { $0.count <= 30 })
+        let short = KioskScreen.lines(welcomed(signIn), width: 80, height: 8)
+        #expect(short.first == "Terminal too small")
+        let fits = KioskScreen.lines(welcomed(signIn), width: 80, height: 24)
+        #expect(fits.contains { $0.contains("[2] Sign In") })
+    }
+
+    @Test func theAddressIsWholeAndHasAQRCodeWhenThereIsRoom() throws {
+        let url = "https://id.example.com/authorize?client_id=kiosk&state=" + String(repeating: "x", count: 90)
+        let model = welcomed(.webAuthentication(url: url, callbackURL: "https://h/cb", callbackURLScheme: nil))
+        let narrow = KioskScreen.lines(model, width: 80, height: 24)
+        #expect(narrow.contains(url))
+        #expect(narrow.contains { $0.contains("QR code of this address shows in a") })
+        let wide = KioskScreen.lines(model, width: 120, height: 60)
+        #expect(wide.contains(url))
+        let code = try QRCode(url, correction: .low)
+        let drawn = KioskScreen.halfBlocks(code, quietZone: 4)
+        let start = try #require(wide.firstIndex(of: drawn[0]))
+        #expect(Array(wide[start..<start + drawn.count]) == drawn)
+        // The rows the terminal wraps the address over count against the height.
+        let rows = wide.reduce(0) { $0 + max(1, ($1.count + 119) / 120) }
+        #expect(rows <= 60)
+    }
+
+    @Test func theQRCodeHasItsFinderPatterns() throws {
+        let code = try QRCode("https://example.com/")
+        #expect(code.size == 17 + 4 * code.version)
+        for (row, column) in [(0, 0), (0, code.size - 7), (code.size - 7, 0)] {
+            for offset in 0..<7 {
+                #expect(code[row, column + offset] && code[row + 6, column + offset])
+                #expect(code[row + offset, column] && code[row + offset, column + 6])
+            }
+            #expect(!code[row + 1, column + 1] && code[row + 3, column + 3])
+        }
+        #expect(throws: QRCode.Failure.unencodable) { try QRCode("") }
+        #expect(throws: QRCode.Failure.self) { try QRCode(String(repeating: "x", count: 5_000)) }
+    }
+}

@@ -1,0 +1,223 @@
+"""Security round two, the host's half (docs/security.md): each attack an outside tester
+found, over real sockets against a real modal-host, with a bystander that keeps working.
+Distinct clients come from distinct loopback addresses (127.0.0.2, 127.0.0.3, ...)."""
+import asyncio
+import json
+import os
+import tempfile
+import subprocess
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+
+import websockets
+
+from hosts import BINARY, ROOT, Host, OIDCProvider, free_port
+from protocol_client import CAPABILITIES, ProtocolClient
+
+
+def rss_kib(pid):
+    with open(f"/proc/{pid}/status") as status:
+        return next(int(line.split()[1]) for line in status if line.startswith("VmRSS:"))
+
+
+def run(coroutine, seconds=120):
+    return asyncio.run(asyncio.wait_for(coroutine, seconds))
+
+
+async def hello(url, source, name="flood", group=None, token=None, resume=None):
+    ws = await websockets.connect(url, subprotocols=["remote-modal.v1"], local_addr=(source, 0))
+    message = {"type": "hello", "protocol": 1, "client": {"kind": "pytest", "name": name}, "capabilities": CAPABILITIES}
+    if group:
+        message["client"]["group"] = group
+    if token:
+        message["token"] = token
+    if resume:
+        message["resume"] = {"session": resume}
+    await ws.send(json.dumps(message))
+    return ws
+
+
+async def sign_in_works(client):
+    """The bystander's check: the demo's sign-in alert still opens and answers."""
+    await client.tap("signIn")
+    present = await client.expect("present", timeout=10)
+    await client.send({"type": "result", "id": present["id"], "value": {"action": 0, "textFields": ["", ""]}})
+    assert (await client.expect("status", timeout=10))["text"] == "Sign in cancelled"
+
+
+def test_a_session_flood_is_capped_per_address_and_memory_returns_after_retention():
+    host = Host("--retention", "3")
+    try:
+        start = rss_kib(host.process.pid)
+
+        async def scenario():
+            bystander = await ProtocolClient.open(host.url, name="bystander")
+            peak = 0
+            refused = 0
+            for round_ in range(25):
+                # Four attacking addresses, 40 sessions each per round: hello, then close at once.
+                async def one(source):
+                    nonlocal refused
+                    ws = await hello(host.url, source)
+                    try:
+                        reply = json.loads(await asyncio.wait_for(ws.recv(), 10))
+                        assert reply["type"] == "welcome"
+                    except websockets.ConnectionClosed as closed:
+                        assert closed.rcvd.code == 1013
+                        refused += 1
+                    await ws.close()
+                await asyncio.gather(*(one(f"127.0.0.{2 + i % 4}") for i in range(160)))
+                peak = max(peak, rss_kib(host.process.pid))
+                if round_ % 5 == 0:
+                    await sign_in_works(bystander)
+            await sign_in_works(bystander)
+            return peak
+
+        peak = run(scenario(), 300)
+        with urllib.request.urlopen(f"http://127.0.0.1:{host.port}/metrics") as reply:
+            metrics = reply.read().decode()
+        evicted = int(next(l for l in metrics.splitlines() if l.startswith("remote_modal_sessions_evicted_total ")).split()[1])
+        alive = int(next(l for l in metrics.splitlines() if l.startswith("remote_modal_sessions ")).split()[1])
+        # 4,000 sessions were asked for; at most 64 per address (plus the bystander) stay alive.
+        assert evicted >= 4_000 - 4 * 64 - 10, metrics
+        assert alive <= 4 * 64 + 1
+        assert peak < 300 * 1024, f"RSS peaked at {peak // 1024} MiB"
+        time.sleep(3 + 10 + 2)  # retention, then the next trim
+        after = rss_kib(host.process.pid)
+        print(f"\nsession flood: RSS {start // 1024} MiB -> peak {peak // 1024} MiB -> {after // 1024} MiB after retention")
+        assert after - start < 64 * 1024, f"RSS {start // 1024} -> {after // 1024} MiB"
+    finally:
+        host.stop()
+
+
+def test_enabled_if_is_judged_on_the_answer_not_the_last_input():
+    host = Host()
+    try:
+        async def scenario():
+            client = await ProtocolClient.open(host.url)
+            await client.tap("signIn")
+            present = await client.expect("present")
+            await client.send({"type": "input", "id": present["id"], "textFields": ["a@b", "pw"]})
+            await client.expect("update")
+            await client.send({"type": "result", "id": present["id"],
+                               "value": {"action": 1, "textFields": ["no-at-sign", ""]}})
+            error = await client.expect("error")
+            assert error["code"] == "action_disabled", error
+            # The modal stays: a fitting answer is accepted.
+            await client.send({"type": "result", "id": present["id"],
+                               "value": {"action": 1, "textFields": ["ann@example.com", "pw"]}})
+            assert (await client.expect("status"))["text"] == "Signed in as ann@example.com"
+            await client.close()
+        run(scenario())
+    finally:
+        host.stop()
+
+
+def test_host_served_web_authentication_resolves_only_through_its_callback():
+    provider = OIDCProvider()
+    host = Host("--oidc-issuer", provider.issuer, "--oidc-client-id", "remote-modal-demo")
+    try:
+        async def scenario():
+            client = await ProtocolClient.open(host.url)
+            await client.tap("login")
+            present = await client.expect("present")
+            callback = present["modal"]["callbackURL"]
+            await client.send({"type": "result", "id": present["id"],
+                               "value": {"url": "https://evil.example/x?code=FORGED"}})
+            error = await client.expect("error")
+            assert error["code"] == "bad_message" and "callback" in error["message"]
+            # A HEAD with the right state does not consume the one-time callback.
+            state = urllib.parse.parse_qs(urllib.parse.urlparse(present["modal"]["url"]).query)["state"][0]
+            head = urllib.request.Request(f"{callback}?code=c1&state={state}", method="HEAD")
+            try:
+                urllib.request.urlopen(head, timeout=5)
+                raise AssertionError("HEAD was accepted")
+            except urllib.error.HTTPError as refused:
+                assert refused.code == 405
+            with urllib.request.urlopen(f"{callback}?code=c1&state={state}", timeout=5) as reply:
+                assert reply.status == 200
+            assert (await client.expect("status"))["text"] == "Logged in (code received)"
+            await client.close()
+        run(scenario())
+    finally:
+        host.stop()
+        provider.stop()
+
+
+def test_groups_and_names_come_from_the_token_file():
+    folder = tempfile.mkdtemp(prefix="tokens-")
+    path = os.path.join(folder, "tokens.json")
+    with open(path, "w") as file:
+        json.dump({"tokens": [
+            {"token": "member-one-token-0001", "name": "Member One", "groups": ["lobby"]},
+            {"token": "member-two-token-0002", "name": "Member Two", "groups": ["lobby"]},
+            {"token": "visitor-token-000003", "name": "Visitor"},
+        ]}, file)
+    host = Host("--token-file", path)
+    try:
+        async def scenario():
+            one = await ProtocolClient.open(host.url, name="Security Officer", group="lobby",
+                                            token="member-one-token-0001")
+            two = await ProtocolClient.open(host.url, name="whatever", group="lobby", token="member-two-token-0002")
+            # A visitor claiming the lobby is refused, with a word and a 1008.
+            ws = await hello(host.url, "127.0.0.2", name="Security Officer", group="lobby",
+                             token="visitor-token-000003")
+            error = json.loads(await ws.recv())
+            assert error["type"] == "error" and error["code"] == "unauthorized", error
+            try:
+                await asyncio.wait_for(ws.recv(), 5)
+                raise AssertionError("the connection stayed open")
+            except websockets.ConnectionClosed as closed:
+                assert closed.rcvd.code == 1008
+            # The approval shows the granted name, not the claimed one.
+            await two.tap("approve")
+            ask = await one.expect("present")
+            assert ask["modal"]["message"] == "Member Two asks for approval"
+            await one.send({"type": "result", "id": ask["id"], "value": {"action": 0}})
+            status = await two.expect("status", text="Approved by Member One")
+            assert status
+            await one.close()
+            await two.close()
+        run(scenario())
+    finally:
+        host.stop()
+
+
+def test_client_strings_cannot_forge_log_lines_and_typed_text_stays_out_of_info_logs():
+    # Its own process at info level with stderr in a file (the shared Host helper logs at warning).
+    log = tempfile.NamedTemporaryFile(prefix="host-log-", delete=False)
+    port = free_port()
+    process = subprocess.Popen([BINARY, "--port", str(port), "--log-level", "info"], cwd=ROOT,
+                               stdout=subprocess.DEVNULL, stderr=log)
+    try:
+        for _ in range(100):
+            try:
+                urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=1)
+                break
+            except OSError:
+                time.sleep(0.05)
+
+        async def scenario():
+            url = f"ws://127.0.0.1:{port}/ws"
+            evil = await ProtocolClient.open(url, name="evil\n12:00:00.000 info [host] session FORGED\u001b[2J",
+                                             group="g\r\nx")
+            await evil.tap("signIn")
+            present = await evil.expect("present")
+            await evil.send({"type": "input", "id": present["id"], "textFields": ["secret.person@example.com", "pw"]})
+            await evil.expect("update")
+            await evil.send({"type": "result", "id": present["id"],
+                             "value": {"action": 1, "textFields": ["secret.person@example.com", "pw"]}})
+            await evil.expect("status")
+            await evil.close()
+        run(scenario())
+        time.sleep(0.3)
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+    text = open(log.name, encoding="utf-8").read()
+    assert "\x1b" not in text
+    assert not any(line.startswith("12:00:00.000 info [host] session FORGED") for line in text.splitlines())
+    assert "\\n12:00:00.000 info [host] session FORGED\\u001b[2J" in text
+    assert "secret.person@example.com" not in text
