@@ -81,7 +81,11 @@ final class PhotoCoordinator: SessionCoordinator<Void>, @unchecked Sendable {
         }
         .asObservable()
         .catch { error in
-            session.notify("Photos failed: \(error)", level: .error)
+            if case RemoteModalError.cancelled = error {
+                session.notify("Photos cancelled", level: .info)
+            } else {
+                session.notify("Photos failed: \(error)", level: .error)
+            }
             return .empty()
         }
     }

@@ -4,7 +4,8 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { ModalClient, backoffDelay, toBase64 } from "../../web/js/protocol.js";
+import { ModalClient, backoffDelay, toBase64, resolveSocketURL, CHUNK_BYTES } from "../../web/js/protocol.js";
+import { formatBytes } from "../../web/js/format.js";
 
 const fixture = (name) => readFileSync(fileURLToPath(new URL(`../Fixtures/protocol/${name}.json`, import.meta.url)), "utf8").trim();
 
@@ -13,11 +14,14 @@ class FakeSocket {
   constructor(url, protocol) { this.url = url; this.protocol = protocol; this.sent = []; this.readyState = 1; FakeSocket.last = this; }
   send(text) { this.sent.push(text); }
   close() {}
+  /** The connection drops (the browser's view: readyState 3, then onclose). */
+  drop() { this.readyState = 3; this.onclose?.({ code: 1006, reason: "" }); }
 }
 
-function connected() {
+function connected(options = {}) {
   const client = new ModalClient({ url: "ws://h/ws", name: "lobby-1", group: "lobby", storage: null, WebSocketImpl: FakeSocket,
-    capabilities: ["alert", "actionSheet", "webAuthentication", "mailComposer", "messageComposer", "photoPicker", "mediaPicker", "custom:signature"] });
+    capabilities: ["alert", "actionSheet", "webAuthentication", "mailComposer", "messageComposer", "photoPicker", "mediaPicker", "custom:signature"],
+    resyncMs: 20, ...options });
   client.connect();
   const socket = FakeSocket.last;
   socket.onopen();

@@ -175,23 +175,32 @@ def test_group_approval_first_answer_wins(demo_host):
     async def scenario():
         asker = await ProtocolClient.open(demo_host.url, name="lobby-1", group="lobby")
         peer = await ProtocolClient.open(demo_host.url, name="lobby-2", group="lobby")
+        third = await ProtocolClient.open(demo_host.url, name="lobby-3", group="lobby")
         outsider = await ProtocolClient.open(demo_host.url, name="kitchen", group="kitchen")
         await asker.tap("approve")
-        mine = await asker.expect("present")
+        # The requester is not asked to approve its own request; the others are.
         theirs = await peer.expect("present")
-        assert mine["modal"]["title"] == theirs["modal"]["title"] == "Approve request?"
+        other = await third.expect("present")
+        assert theirs["modal"]["title"] == other["modal"]["title"] == "Approve request?"
+        assert theirs["modal"]["message"] == "lobby-1 asks for approval"
         await peer.send({"type": "result", "id": theirs["id"], "value": {"action": 0}})
         assert (await peer.expect("dismiss", id=theirs["id"]))["reason"] == "resolved"
-        assert (await asker.expect("dismiss", id=mine["id"]))["reason"] == "superseded"
+        assert (await third.expect("dismiss", id=other["id"]))["reason"] == "superseded"
         assert (await asker.expect("status"))["text"] == "Approved by lobby-2"
         assert (await peer.expect("status"))["text"] == "Approved by lobby-2"
+        assert not [m for m in asker.inbox if m["type"] == "present"]
         # A late answer is not an error: the host repeats the dismiss.
-        await asker.send({"type": "result", "id": mine["id"], "value": {"action": 1}})
-        assert (await asker.expect("dismiss", id=mine["id"]))["reason"] == "superseded"
-        assert not [m for m in asker.inbox if m["type"] == "error"]
+        await third.send({"type": "result", "id": other["id"], "value": {"action": 1}})
+        assert (await third.expect("dismiss", id=other["id"]))["reason"] == "superseded"
+        assert not [m for m in third.inbox if m["type"] == "error"]
         with pytest.raises(asyncio.TimeoutError):
             await outsider.expect("present", timeout=0.5)
-        for client in (asker, peer, outsider):
+        # Alone in a group, a request is refused at once, in words.
+        await outsider.tap("approve")
+        refused = await outsider.expect("status")
+        assert refused == {**refused, "level": "error",
+                           "text": "Nobody else in group 'kitchen' is connected to approve this request"}
+        for client in (asker, peer, third, outsider):
             await client.close()
     run(scenario())
 

@@ -1,101 +1,171 @@
-// The page: controls bar, status toasts, connection indicator, and the modals.
-import { ModalClient } from "./protocol.js";
-import { renderModal, focusFirst, customCapabilities } from "./render.js";
+// The page: connection state, controls, notices, and the modals the host presents.
+import { ModalClient, resolveSocketURL } from "./protocol.js";
+import { capabilities } from "./modals/index.js";
+import { openModal, setBusy } from "./modals/dialog.js";
 import "./signature.js";
 
+const $ = (selector) => document.querySelector(selector);
 const params = new URLSearchParams(location.search);
-const scheme = location.protocol === "https:" ? "wss:" : "ws:";
+const listed = ($('meta[name="remote-modal-ws"]')?.content ?? "").split(/\s+/).filter(Boolean);
+const socket = resolveSocketURL(params.get("ws"), location.href, listed);
+if (socket.warning) console.warn(socket.warning);
+
 const client = new ModalClient({
-  url: params.get("ws") ?? `${scheme}//${location.host}/ws`,
+  url: socket.url,
   name: params.get("name") ?? "browser",
   group: params.get("group"),
   token: params.get("token"),
-  capabilities: ["alert", "actionSheet", "webAuthentication", "mailComposer", "messageComposer", "photoPicker",
-                 "mediaPicker", ...customCapabilities()],
+  capabilities: capabilities(),
 });
 window.remoteModal = client;   // for tests and debugging
 
-const $ = (selector) => document.querySelector(selector);
 const controlsBar = $("#controls");
 const toasts = $("#toasts");
 const connection = $("#connection");
+const banner = $("#banner");
 const layer = $("#modals");
 const open = new Map();        // id -> {handle, returnFocus}
+let everOpen = false;
 
-client.addEventListener("state", ({ detail }) => {
-  connection.dataset.state = detail.state;
-  connection.textContent = { connecting: "Connecting…", open: "Connected", reconnecting: "Reconnecting…",
-                             unauthorized: "Not authorized", closed: "Disconnected" }[detail.state] ?? detail.state;
-  document.body.classList.toggle("offline", detail.state !== "open");
+// Connection: a quiet pill while all is well; after a moment offline, a banner that says
+// what is happening and lets the person retry at once.
+let bannerTimer = null;
+client.addEventListener("state", ({ detail: { state, attempt } }) => {
+  connection.dataset.state = state;
+  connection.textContent = { connecting: "Connecting…", open: "Connected", reconnecting: "Offline",
+                             unauthorized: "Not authorized", closed: "Disconnected" }[state] ?? state;
+  document.body.classList.toggle("offline", state !== "open");
+  document.body.dataset.connection = state;
+  if (state === "open") { everOpen = true; clearTimeout(bannerTimer); bannerTimer = null; banner.hidden = true; }
+  if (state === "reconnecting") {
+    $("#banner-text").textContent = `Reconnecting… attempt ${Math.max(1, attempt)}`;
+    bannerTimer ??= setTimeout(() => { banner.hidden = client.state === "open"; showInDialogs(); }, 1000);
+  }
+  showInDialogs();
+  if (state === "unauthorized") { banner.hidden = true; $("#unauthorized").hidden = false; $("#workspace").hidden = true; }
+  setControlsEnabled(state === "open");
 });
+$("#retry").addEventListener("click", () => client.retryNow());
 
+/** Open dialogs repeat the banner (the page behind a modal cannot be clicked). */
+function showInDialogs() {
+  const text = banner.hidden ? null : $("#banner-text").textContent;
+  for (const { handle } of open.values()) handle.connection(text);
+}
+
+let controlItems = [];
 let pendingFocus = null;     // a control to focus once it is enabled again
+let lastTapped = null;       // the control whose flow most likely presents next
+
+function setControlsEnabled(online) {
+  for (const button of controlsBar.querySelectorAll("button")) {
+    const item = controlItems.find((candidate) => candidate.id === button.dataset.control);
+    button.disabled = !online || !item?.enabled;
+  }
+}
 
 client.addEventListener("controls", ({ detail }) => {
+  controlItems = detail.items;
   const focused = document.activeElement?.dataset?.control ?? (document.activeElement === document.body ? pendingFocus : null);
   controlsBar.replaceChildren(...detail.items.map((item) => {
     const button = document.createElement("button");
     button.type = "button";
-    button.className = `control ${item.style}${item.busy ? " busy" : ""}`;
+    button.className = `control ${item.style}`;
     button.dataset.control = item.id;
-    button.disabled = !item.enabled;
-    button.setAttribute("aria-busy", String(item.busy));
     const label = document.createElement("span");
+    label.className = "label";
     label.textContent = item.title;
-    button.append(label);
-    if (item.busy) {
-      const spinner = document.createElement("span");
-      spinner.className = "spinner";
-      spinner.setAttribute("aria-hidden", "true");
-      button.append(spinner);
-    }
-    button.addEventListener("click", () => client.tap(item.id));
+    const spinner = document.createElement("span");
+    spinner.className = "spinner";
+    spinner.setAttribute("aria-hidden", "true");
+    button.append(label, spinner);
+    setBusy(button, item.busy);
+    button.addEventListener("click", () => { lastTapped = item.id; client.tap(item.id); });
     return button;
   }));
+  setControlsEnabled(client.state === "open");
   // The bar is rebuilt on every change; keep focus where the person left it.
   const again = focused && controlsBar.querySelector(`[data-control="${CSS.escape(focused)}"]`);
   if (again && !again.disabled) { again.focus(); pendingFocus = null; }
 });
 
-client.addEventListener("status", ({ detail }) => {
-  const toast = document.createElement("div");
-  toast.className = `toast ${detail.level}`;
-  toast.setAttribute("role", detail.level === "error" ? "alert" : "status");
-  toast.textContent = detail.text;
-  toasts.append(toast);
-  setTimeout(() => toast.remove(), 8000);
+function toast(level, text) {
+  const box = document.createElement("div");
+  box.className = `toast ${level}`;
+  box.setAttribute("role", level === "error" ? "alert" : "status");
+  const words = document.createElement("span");
+  words.className = "toast-text";
+  words.textContent = text;
+  const close = document.createElement("button");
+  close.type = "button";
+  close.className = "toast-close";
+  close.setAttribute("aria-label", "Close notice");   // the × is drawn by CSS: a toast's text is its message
+  close.addEventListener("click", () => box.remove());
+  box.append(words, close);
+  toasts.append(box);
+  setTimeout(() => box.remove(), level === "error" ? 15000 : 8000);
   while (toasts.children.length > 4) toasts.firstChild.remove();
+}
+
+client.addEventListener("status", ({ detail }) => toast(detail.level, detail.text));
+client.addEventListener("error", ({ detail }) => console.warn("host error", detail));
+client.addEventListener("sessionLost", ({ detail }) => {
+  if (detail.modals === 0 && everOpen) {
+    toast("info", detail.reason === "restarted" ? "The host restarted; you have a new session." : "Your session expired; you have a new session.");
+  }
 });
 
-client.addEventListener("error", ({ detail }) => console.warn("host error", detail));
-
-client.addEventListener("present", ({ detail: { id, modal } }) => {
+client.addEventListener("present", ({ detail: { id, modal, answered } }) => {
+  // A notice left by an earlier modal gives way to the new one.
+  for (const notice of layer.querySelectorAll("dialog.notice")) notice.remove();
   // Remember what had focus (by control id too: the controls bar is rebuilt meanwhile).
-  const returnFocus = { element: document.activeElement, control: document.activeElement?.dataset?.control };
-  const handle = renderModal(id, modal, {
-    result: (value) => { handle.dialog.classList.add("answered"); client.result(id, value); },
-    failure: (code) => { handle.dialog.classList.add("answered"); client.failure(id, code); },
+  const active = document.activeElement === document.body ? null : document.activeElement;
+  const returnFocus = { element: active, control: active?.dataset?.control ?? lastTapped };
+  const handle = openModal(id, modal, {
+    answer: (message) => client.answer(message),
     input: (values) => client.input(id, values),
-    upload: (files, onProgress) => client.upload(id, files, onProgress),
+    upload: (files, onProgress, answer) => client.upload(id, files, onProgress, answer),
+    retry: () => client.retryNow(),
     anchor: (source) => document.querySelector(`[data-control="${CSS.escape(source)}"]`)?.getBoundingClientRect() ?? null,
-  });
+  }, layer);
+  if (answered) { handle.ui.alreadyAnswered(); handle.answerState(client.isOpen); }
   open.set(id, { handle, returnFocus });
-  layer.append(handle.dialog);
-  handle.dialog.showModal();
-  focusFirst(handle.dialog);
+  showInDialogs();
 });
 
 client.addEventListener("update", ({ detail }) => open.get(detail.id)?.handle.update(detail.actions));
+client.addEventListener("answer", ({ detail }) => open.get(detail.id)?.handle.answerState(detail.sent));
+client.addEventListener("rejected", ({ detail }) => {
+  const reason = detail.code === "action_disabled" ? "that choice is not available with what is filled in" : detail.message;
+  open.get(detail.id)?.handle.rejected(`The host did not accept this answer: ${reason}.`);
+});
+
+// Why a modal went away without the person, in words, where it was.
+const NOTICES = {
+  restarted: ["Request cancelled", "The host restarted; this request was cancelled."],
+  expired: ["Request cancelled", "Your session expired while you were offline; this request was cancelled."],
+  ended: ["Request ended", "This request ended while you were offline."],
+  timeout: ["Request timed out", "This request was open too long and has been withdrawn."],
+  shutdown: ["Request cancelled", "The host is shutting down; this request was cancelled."],
+};
 
 client.addEventListener("dismiss", ({ detail }) => {
   const entry = open.get(detail.id);
   if (!entry) return;
   open.delete(detail.id);
-  entry.handle.dialog.close();
-  entry.handle.dialog.remove();
   const { element, control } = entry.returnFocus;
-  const target = element?.isConnected ? element : control && document.querySelector(`[data-control="${CSS.escape(control)}"]`);
-  if (target?.disabled) pendingFocus = control; else target?.focus();
+  // Looked up when it is time: the controls bar may have been rebuilt meanwhile.
+  const restoreFocus = () => {
+    const target = element?.isConnected ? element : control && document.querySelector(`[data-control="${CSS.escape(control)}"]`);
+    if (target?.disabled) pendingFocus = control; else target?.focus();
+  };
+  // An answer given before a drop was most likely accepted: its modal just closes.
+  const notice = detail.reason === "ended" && entry.handle.ui.answered ? null : NOTICES[detail.reason];
+  if (notice) {
+    entry.handle.notice(notice[0], notice[1], restoreFocus);
+  } else {
+    entry.handle.close().then(restoreFocus);
+  }
 });
 
 client.connect();

@@ -1,38 +1,71 @@
-// The remote-modal.v1 protocol client: connection, hello/resume, seq handling,
-// re-sending unconfirmed answers, reconnect with backoff. No DOM: reusable by any page.
+// The remote-modal.v1 protocol client: connection, hello/resume, seq handling, answers kept
+// until their dismiss, paced and resumable uploads, reconnect with backoff. No DOM: any page
+// (and Node's test runner) can use it.
+import { Upload } from "./upload.js";
+
+export { CHUNK_BYTES, DEFAULT_UPLOAD_WINDOW, toBase64, sha256Hex } from "./upload.js";
 
 export const PROTOCOL = "remote-modal.v1";
 
-/** Exponential backoff with full jitter, in milliseconds. */
-export function backoffDelay(attempt, baseMs = 500, maxMs = 15000, random = Math.random) {
+/** Exponential backoff with full jitter, in milliseconds. The ceiling is low enough that a
+ *  page notices a restarted host within seconds (and "Retry now" is always there). */
+export function backoffDelay(attempt, baseMs = 500, maxMs = 6000, random = Math.random) {
   const ceiling = Math.min(maxMs, baseMs * 2 ** attempt);
   return Math.round(random() * ceiling);
 }
 
-/** Splits bytes into protocol upload chunks of at most 32 KiB (base64 encoded). */
-export const CHUNK_BYTES = 32 * 1024;
-
-export function toBase64(bytes) {
-  let binary = "";
-  for (let i = 0; i < bytes.length; i += 0x8000) {
-    binary += String.fromCharCode.apply(null, bytes.subarray(i, i + 0x8000));
+/**
+ * Which WebSocket URL a page may use. `requested` is the page's `?ws=` parameter (or null).
+ * It is honoured only when it names the page's own origin (ws: for http:, wss: for https:,
+ * same host and port; any path) or one of `allowed` (the host-served meta tag
+ * `remote-modal-ws`, space-separated URLs). Otherwise the page's own `/ws` is used and
+ * `warning` says why.
+ * @returns {{url: string, warning: string|null}}
+ */
+export function resolveSocketURL(requested, pageURL, allowed = []) {
+  const page = new URL(pageURL);
+  const secure = page.protocol === "https:";
+  const own = `${secure ? "wss:" : "ws:"}//${page.host}/ws`;
+  if (!requested) return { url: own, warning: null };
+  let target;
+  try {
+    target = new URL(requested, page);
+  } catch {
+    return { url: own, warning: `ignoring ?ws=${requested}: not a URL` };
   }
-  return btoa(binary);
+  if (target.protocol === "http:") target.protocol = "ws:";
+  if (target.protocol === "https:") target.protocol = "wss:";
+  const normalized = target.href;
+  const listed = allowed.some((entry) => {
+    try { return new URL(entry).href === normalized; } catch { return false; }
+  });
+  const sameOrigin = target.host === page.host && target.protocol === (secure ? "wss:" : "ws:");
+  if (listed || sameOrigin) return { url: normalized, warning: null };
+  return { url: own, warning: `ignoring ?ws=${requested}: only this page's own origin or a URL the host lists in <meta name="remote-modal-ws"> is used` };
 }
 
-export async function sha256Hex(bytes) {
-  const digest = await crypto.subtle.digest("SHA-256", bytes);
-  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
-}
+const SESSION_KEY = "remote-modal.session";
+const AFFINITY_KEY = "remote-modal.affinity";
+const ANSWERS_KEY = "remote-modal.answers";
 
 /**
- * Events (CustomEvent detail): state {state}, welcome {session, resumed}, controls {items},
- * present {id, modal}, dismiss {id, reason}, update {id, actions}, status {level, text},
- * error {code, message, ref}.
+ * Events (CustomEvent detail):
+ * - state {state, attempt}: connecting | open | reconnecting | unauthorized | closed
+ * - welcome {session, resumed}
+ * - controls {items}, status {level, text}, update {id, actions}
+ * - present {id, modal, answered}: `answered` when an answer for it is still unconfirmed
+ *   (a reload between the click and the dismiss)
+ * - dismiss {id, reason}: the host's reasons, plus two the client decides:
+ *   `restarted` (the resume got a fresh session while inside the retention: the host lost
+ *   its state) and `ended` (the modal was no longer pending when the session resumed)
+ * - answer {id, sent}: an answer was given; `sent` false while it waits for a connection
+ * - rejected {id, code, message}: the host refused the last answer; the modal stays
+ * - error {code, message, ref}
  */
 export class ModalClient extends EventTarget {
   constructor({ url, name = "browser", kind = "browser", group = null, capabilities = [], token = null,
-                storage = globalThis.sessionStorage ?? null, WebSocketImpl = globalThis.WebSocket } = {}) {
+                storage = globalThis.sessionStorage ?? null, WebSocketImpl = globalThis.WebSocket,
+                now = () => Date.now(), resyncMs = 2000 } = {}) {
     super();
     this.url = url;
     this.client = { kind, name };
@@ -41,22 +74,36 @@ export class ModalClient extends EventTarget {
     this.token = token;
     this.storage = storage;
     this.WebSocketImpl = WebSocketImpl;
-    this.session = storage?.getItem("remote-modal.session") ?? null;
+    this.now = now;
+    this.resyncMs = resyncMs;
+    this.session = storage?.getItem(SESSION_KEY) ?? null;
     // A routing key, not a secret: a load balancer hashes it so reconnects reach the same host.
-    this.affinity = storage?.getItem("remote-modal.affinity") ?? Math.random().toString(36).slice(2, 14);
-    storage?.setItem("remote-modal.affinity", this.affinity);
+    this.affinity = storage?.getItem(AFFINITY_KEY) ?? Math.random().toString(36).slice(2, 14);
+    storage?.setItem(AFFINITY_KEY, this.affinity);
     this.lastSeq = 0;
     this.shown = new Set();          // modal ids presented and not yet dismissed
-    this.unconfirmed = new Map();    // id -> answer message kept until its dismiss
+    this.modals = new Map();         // id -> the latest modal description the host sent
+    this.unconfirmed = new Map(restore(storage));   // id -> answer message kept until its dismiss
+    this.lastAnswered = null;        // the id of the answer an error with ref result/failure is about
     this.inputTimers = new Map();
+    this.lastInput = new Map();      // id -> last text fields, re-sent after a resume
+    this.uploads = new Map();        // id -> Upload
+    this.pickers = new Map();        // id -> {window, received} from the picker's latest present
     this.attempt = 0;
     this.state = "idle";
     this.stopped = false;
+    this.retentionSeconds = 60;
+    this.disconnectedAt = null;
+    this.resync = null;              // after a resume: {seen: Set, timer}
   }
+
+  /** Whether messages reach the host now (welcomed on an open socket). */
+  get isOpen() { return this.state === "open" && this.ws?.readyState === 1; }
 
   connect() {
     this.stopped = false;
-    this.setState(this.attempt === 0 ? "connecting" : "reconnecting");
+    clearTimeout(this.retryTimer);
+    this.setState(this.attempt === 0 && this.state !== "reconnecting" ? "connecting" : "reconnecting");
     const separator = this.url.includes("?") ? "&" : "?";
     const ws = new this.WebSocketImpl(`${this.url}${separator}affinity=${encodeURIComponent(this.affinity)}`, PROTOCOL);
     this.ws = ws;
@@ -70,12 +117,20 @@ export class ModalClient extends EventTarget {
     ws.onclose = (event) => {
       if (this.ws !== ws) return;
       this.ws = null;
+      this.disconnected();
       if (this.stopped) return this.setState("closed");
       if (event.code === 1008 && event.reason === "unauthorized") return this.setState("unauthorized");
       const delay = backoffDelay(this.attempt++);
       this.setState("reconnecting");
       this.retryTimer = setTimeout(() => this.connect(), delay);
     };
+  }
+
+  /** Reconnects at once instead of waiting for the backoff ("Retry now"). */
+  retryNow() {
+    if (this.state !== "reconnecting" || this.stopped) return;
+    if (this.ws) { const ws = this.ws; this.ws = null; ws.onclose = null; ws.close(); }
+    this.connect();
   }
 
   close() {
@@ -87,15 +142,23 @@ export class ModalClient extends EventTarget {
   /** Drops the connection without a close handshake's courtesy (tests, "network lost"). */
   dropConnection() { this.ws?.close(4000, "dropped"); }
 
+  disconnected() {
+    if (this.state === "open") this.disconnectedAt = this.now();
+    this.endResync();
+    for (const upload of this.uploads.values()) upload.connectionLost();
+  }
+
   setState(state) {
     this.state = state;
-    this.emit("state", { state });
+    this.emit("state", { state, attempt: this.attempt });
   }
 
   emit(type, detail) { this.dispatchEvent(new CustomEvent(type, { detail })); }
 
   send(message) {
-    if (this.ws?.readyState === 1) this.ws.send(JSON.stringify(message));
+    if (this.ws?.readyState !== 1) return false;
+    this.ws.send(JSON.stringify(message));
+    return true;
   }
 
   receive(text) {
@@ -106,42 +169,137 @@ export class ModalClient extends EventTarget {
       if (message.seq <= this.lastSeq) return;    // already processed (resume re-sends)
       this.lastSeq = message.seq;
     }
+    if (this.resync && message.type !== "controls" && message.type !== "present") this.endResync();
     switch (message.type) {
-      case "present":
-        if (this.shown.has(message.id)) return;   // already on screen: never a second dialog
-        this.shown.add(message.id);
-        return this.emit("present", { id: message.id, modal: message.modal });
-      case "dismiss":
-        this.shown.delete(message.id);
-        this.unconfirmed.delete(message.id);
-        return this.emit("dismiss", { id: message.id, reason: message.reason });
-      case "update": return this.emit("update", { id: message.id, actions: message.actions });
+      case "present": return this.present(message);
+      case "dismiss": return this.dismissed(message.id, message.reason);
+      case "update":
+        this.modals.get(message.id)?.actions?.forEach((action, index) => {
+          if (message.actions[index]) action.enabled = message.actions[index].enabled;
+        });
+        return this.emit("update", { id: message.id, actions: message.actions });
       case "controls": return this.emit("controls", { items: message.items });
       case "status": return this.emit("status", { level: message.level, text: message.text });
-      case "error": return this.emit("error", { code: message.code, message: message.message, ref: message.ref });
+      case "uploadAck": return this.uploads.get(message.id)?.acknowledged(message.file, message.received);
+      case "error": return this.hostError(message);
       default: return undefined;
     }
   }
 
   welcome(message) {
     this.attempt = 0;
-    if (!message.resumed || message.session !== this.session) {
-      // A new session: whatever was on screen belongs to a session that is gone.
-      for (const id of this.shown) this.emit("dismiss", { id, reason: "expired" });
-      this.shown.clear();
-      this.unconfirmed.clear();
+    const fresh = !message.resumed || message.session !== this.session;
+    if (fresh && this.session) {
+      // The session we had is gone. Inside its retention that means the host lost it
+      // (restarted); past it, it expired while we were away.
+      const away = this.disconnectedAt === null ? Infinity : this.now() - this.disconnectedAt;
+      const reason = away < this.retentionSeconds * 1000 ? "restarted" : "expired";
+      this.emit("sessionLost", { reason, modals: this.shown.size });
+      for (const id of [...this.shown]) this.dismissed(id, reason);
+      for (const id of [...this.unconfirmed.keys()]) this.unconfirmed.delete(id);
+      this.persistAnswers();
+      this.lastSeq = 0;
+    } else if (fresh) {
       this.lastSeq = 0;
     }
     this.session = message.session;
-    this.storage?.setItem("remote-modal.session", message.session);
+    this.retentionSeconds = message.retentionSeconds ?? this.retentionSeconds;
+    this.disconnectedAt = null;
+    this.storage?.setItem(SESSION_KEY, message.session);
     this.setState("open");
-    this.emit("welcome", { session: message.session, resumed: message.resumed });
-    for (const answer of this.unconfirmed.values()) this.send(answer);
+    this.emit("welcome", { session: message.session, resumed: !fresh });
+    if (!fresh) {
+      // The host now re-sends controls and every pending present; a shown modal that is not
+      // among them ended while we were away (its dismiss went nowhere).
+      this.resync = { seen: new Set(), timer: setTimeout(() => this.endResync(), this.resyncMs) };
+      for (const [id, textFields] of this.lastInput) {
+        if (this.shown.has(id) && !this.unconfirmed.has(id)) this.send({ type: "input", id, textFields });
+      }
+    }
+    for (const answer of this.unconfirmed.values()) {
+      this.send(answer);
+      this.emit("answer", { id: answer.id, sent: true });
+    }
   }
 
+  endResync() {
+    if (!this.resync) return;
+    const { seen, timer } = this.resync;
+    this.resync = null;
+    clearTimeout(timer);
+    if (this.state !== "open") return;             // cut short by another drop: judge next time
+    for (const id of [...this.shown]) if (!seen.has(id)) this.dismissed(id, "ended");
+  }
+
+  present(message) {
+    const { id, modal } = message;
+    this.resync?.seen.add(id);
+    this.modals.set(id, modal);
+    // A picker's pacing and what the host holds travel beside the modal (docs/protocol.md).
+    if (message.uploadWindow !== undefined || message.received !== undefined) {
+      this.pickers.set(id, { window: message.uploadWindow, received: message.received ?? [] });
+    }
+    if (this.shown.has(id)) {
+      // Re-sent after a resume: keep the dialog, take the current action states and the
+      // upload offsets the host holds.
+      if (modal.actions) this.emit("update", { id, actions: modal.actions.map(({ enabled }) => ({ enabled })) });
+      this.uploads.get(id)?.resume(message.received ?? []);
+      return;
+    }
+    this.shown.add(id);
+    this.emit("present", { id, modal, answered: this.unconfirmed.has(id) });
+  }
+
+  dismissed(id, reason) {
+    this.shown.delete(id);
+    this.modals.delete(id);
+    this.pickers.delete(id);
+    this.lastInput.delete(id);
+    this.uploads.get(id)?.stop();
+    this.uploads.delete(id);
+    if (this.unconfirmed.delete(id)) this.persistAnswers();
+    this.emit("dismiss", { id, reason });
+  }
+
+  hostError(message) {
+    const detail = { code: message.code, message: message.message, ref: message.ref };
+    this.emit("error", detail);
+    if (message.code === "rate_limited" && message.ref === "upload") {
+      for (const upload of this.uploads.values()) upload.throttled();
+      return;
+    }
+    if (message.code === "upload_invalid") {
+      const upload = [...this.uploads.values()].find((candidate) => candidate.active || candidate.state === "done");
+      if (upload) {
+        if (message.ref === "result") this.forget(upload.id);
+        return upload.refused(message.message ?? "", message.ref);
+      }
+    }
+    const answerRefused = ["bad_message", "action_disabled", "upload_invalid"].includes(message.code);
+    if (answerRefused && (message.ref === "result" || message.ref === "failure") && this.lastAnswered
+        && this.unconfirmed.has(this.lastAnswered)) {
+      const id = this.lastAnswered;
+      this.forget(id);
+      this.emit("rejected", { id, code: message.code, message: message.message });
+    }
+  }
+
+  forget(id) {
+    if (this.unconfirmed.delete(id)) this.persistAnswers();
+  }
+
+  persistAnswers() {
+    try { this.storage?.setItem(ANSWERS_KEY, JSON.stringify([...this.unconfirmed.values()])); } catch { /* full */ }
+  }
+
+  /** Sends (or queues, while offline) the one answer of a modal; kept until its dismiss. */
   answer(message) {
+    if (message.type === "failure") this.uploads.get(message.id)?.stop();
     this.unconfirmed.set(message.id, message);
-    this.send(message);
+    this.lastAnswered = message.id;
+    this.persistAnswers();
+    const sent = this.isOpen && this.send(message);
+    this.emit("answer", { id: message.id, sent });
   }
 
   result(id, value) { this.answer({ type: "result", id, value }); }
@@ -152,41 +310,57 @@ export class ModalClient extends EventTarget {
     this.answer(message);
   }
 
-  tap(control) { this.send({ type: "event", control }); }
+  /** Whether an answer for `id` is still waiting for its dismiss. */
+  answered(id) { return this.unconfirmed.has(id); }
 
-  /** Sends text field values, at most 10 messages a second per modal (trailing edge). */
+  tap(control) { return this.isOpen && this.send({ type: "event", control }); }
+
+  /** Sends text field values, at most 10 messages a second per modal (trailing edge). The
+   *  last values are kept and re-sent after a resume, so the host can restore them. */
   input(id, textFields) {
+    this.lastInput.set(id, textFields);
     const pending = this.inputTimers.get(id);
     if (pending) { pending.values = textFields; return; }
     const entry = { values: textFields };
     this.inputTimers.set(id, entry);
     setTimeout(() => {
       this.inputTimers.delete(id);
-      if (this.shown.has(id)) this.send({ type: "input", id, textFields: entry.values });
+      if (this.shown.has(id) && this.isOpen) this.send({ type: "input", id, textFields: entry.values });
     }, 100);
   }
 
-  /** Uploads files in order in 32 KiB chunks, then sends the result. */
-  async upload(id, files, onProgress = () => {}) {
-    const total = files.reduce((sum, file) => sum + file.size, 0) || 1;
-    let sent = 0;
-    const items = [];
-    for (let index = 0; index < files.length; index++) {
-      const file = files[index];
-      const bytes = new Uint8Array(await file.arrayBuffer());
-      for (let offset = 0; offset < bytes.length || offset === 0; offset += CHUNK_BYTES) {
-        const chunk = bytes.subarray(offset, offset + CHUNK_BYTES);
-        const last = offset + CHUNK_BYTES >= bytes.length;
-        this.send({ type: "upload", id, file: index, name: file.name, mimeType: file.type || "application/octet-stream",
-                    size: bytes.length, offset, data: toBase64(chunk), last });
-        sent += chunk.length;
-        onProgress(sent / total);
-        await new Promise((resolve) => setTimeout(resolve, 0));
-        if (last) break;
-      }
-      items.push({ name: file.name, mimeType: file.type || "application/octet-stream", size: bytes.length,
-                   sha256: await sha256Hex(bytes) });
-    }
-    this.result(id, { items });
+  /**
+   * Uploads picked files (Blobs with name/type) for a picker, paced by its `uploadWindow`,
+   * progress from the host's `uploadAck`s, resumed at the host's offsets after a reconnect;
+   * then sends the result. `onProgress({state, acked, total, error})`, state one of
+   * `sending`, `paused` (offline), `failed` (the host refused; `retry()` or `cancel()`),
+   * `finishing`, `done`, `cancelled`. The result (or the `failure` of `cancel()`) goes through
+   * `answer`, by default this client's `answer`.
+   * @returns {Upload}
+   */
+  upload(id, files, onProgress = () => {}, answer = (message) => this.answer(message)) {
+    this.uploads.get(id)?.stop();
+    const picker = this.pickers.get(id) ?? {};
+    const upload = new Upload({
+      id, files, window: picker.window, received: picker.received ?? [], onProgress,
+      transport: {
+        isOpen: () => this.isOpen,
+        send: (message) => this.send(message),
+        result: (value) => answer({ type: "result", id, value }),
+        cancel: () => answer({ type: "failure", id, code: "cancelled" }),
+      },
+    });
+    this.uploads.set(id, upload);
+    upload.start();
+    return upload;
+  }
+}
+
+function restore(storage) {
+  try {
+    const answers = JSON.parse(storage?.getItem(ANSWERS_KEY) ?? "[]");
+    return Array.isArray(answers) ? answers.filter((a) => typeof a?.id === "string").map((a) => [a.id, a]) : [];
+  } catch {
+    return [];
   }
 }

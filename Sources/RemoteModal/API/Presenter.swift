@@ -19,6 +19,8 @@ public struct Presenter: Sendable {
     let core: HostCore?
     /// The session on whose behalf a group presentation is made, if known.
     var requester: Session?
+    /// Session ids left out of the presentation.
+    var excluded: Set<String> = []
 
     /// The session whose flow runs on this thread or task: set by the host while it
     /// delivers a control's tap, a new session to `sessions`, or a dialog's answer.
@@ -104,5 +106,15 @@ public struct Presenter: Sendable {
     public static func sameGroup(as session: Session) -> Presenter {
         guard let group = session.client.group else { return .session(session) }
         return Presenter(target: .group(group), core: session.core, requester: session)
+    }
+
+    /// The same presenter without one session (a request that its sender must not answer).
+    /// When nothing is left the modal fails with `missingPresenter`.
+    /// - Parameter session: The session to leave out.
+    /// - Returns: The presenter.
+    public func excluding(_ session: Session) -> Presenter {
+        var presenter = self
+        presenter.excluded.insert(session.id)
+        return presenter
     }
 }

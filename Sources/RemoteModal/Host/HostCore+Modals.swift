@@ -43,7 +43,7 @@ extension HostCore {
             callbacks.failed(RemoteModalError.hostShutdown)
             return nil
         }
-        let candidates: [SessionState]
+        var candidates: [SessionState]
         switch presenter.target {
         case .session(let handle):
             candidates = sessions[handle.id].map { [$0] } ?? []
@@ -56,6 +56,7 @@ extension HostCore {
             // Resolved by `Presenter.present` before it gets here.
             candidates = []
         }
+        candidates.removeAll { presenter.excluded.contains($0.id) }
         // In a cluster, the candidates on other hosts (pickers and web authentication stay
         // on this host: uploads and callbacks do not cross hosts).
         var remote: [(String, [ClusterMember])] = []

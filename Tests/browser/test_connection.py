@@ -1,0 +1,116 @@
+"""The connection as the person sees it: a host that restarts, a network that drops, a reload,
+the ?ws= rule, a page without its token."""
+import time
+
+from selenium.webdriver.common.by import By
+
+from browser_support import RestartableHost
+
+RESTARTED = "The host restarted; this request was cancelled."
+
+
+def banner_text(page):
+    banner = page.find("#banner")
+    return banner.text if banner.is_displayed() else ""
+
+
+def test_host_killed_and_restarted_mid_modal_is_named_and_the_controls_work_again(host, desktop):
+    page = desktop
+    page.open(host.base)
+    page.tap("signIn")
+    dialog = page.dialog()
+    dialog.find_element(By.CSS_SELECTOR, "input[type=email]").send_keys("ann@example.com")
+    host.kill()
+    page.wait().until(lambda d: "Reconnecting… attempt" in banner_text(page))
+    assert page.find("#retry").is_displayed()
+    page.screenshot("host-down-banner")
+    host.start_again()
+    restarted = time.time()
+    page.wait(10).until(lambda d: RESTARTED in [n.text for n in page.finds("dialog.notice .message")])
+    assert time.time() - restarted < 10
+    assert not page.find("#banner").is_displayed()
+    page.screenshot("host-restarted-notice")
+    # The controls work again, without closing the notice first.
+    page.tap("country")
+    page.button(page.dialog(), "France").click()
+    page.wait_toast("Country: France")
+    assert not page.finds("dialog.notice"), "a new modal replaced the notice"
+    page.assert_no_bad_message()
+
+
+def test_an_answer_given_offline_waits_visibly_and_arrives_exactly_once(host, proxy, desktop):
+    page = desktop
+    page.open(proxy.base)
+    page.tap("country")
+    dialog = page.dialog()
+    modal_id = page.modal_id(dialog)
+    proxy.cut()
+    page.wait().until(lambda d: "Reconnecting… attempt" in banner_text(page))
+    page.button(dialog, "France").click()
+    assert "waiting" in dialog.get_attribute("class")
+    assert "Offline: your answer is kept" in dialog.find_element(By.CSS_SELECTOR, ".answer-status").text
+    assert page.button(dialog, "France").get_attribute("aria-busy") == "true", "the button shows it is waiting"
+    page.screenshot("answer-waiting-offline")
+    time.sleep(1.5)
+    assert page.answers(modal_id) == [], "nothing could be sent"
+    proxy.restore()
+    retry = dialog.find_element(By.CSS_SELECTOR, ".connection-line button")
+    assert "Reconnecting… attempt" in dialog.find_element(By.CSS_SELECTOR, ".connection-line").text
+    retry.click()                            # no need to wait for the backoff
+    page.wait_toast("Country: France")
+    page.no_dialog()
+    time.sleep(1)
+    assert page.toasts().count("Country: France") == 1
+    assert [m["value"] for m in page.answers(modal_id)] == [{"action": 0}], "sent exactly once"
+    page.wait_idle("country")
+    page.assert_no_bad_message()
+
+
+def test_a_reload_brings_the_modal_back_with_what_was_typed_except_the_password(host, desktop):
+    page = desktop
+    page.open(host.base)
+    page.tap("signIn")
+    dialog = page.dialog()
+    email, password = dialog.find_elements(By.TAG_NAME, "input")
+    email.send_keys("ann@example.com")
+    password.send_keys("secret")
+    time.sleep(0.5)                          # the input debounce
+    page.driver.refresh()
+    page.wait().until(lambda d: page.connection_state() == "open")
+    dialog = page.dialog()
+    email, password = dialog.find_elements(By.TAG_NAME, "input")
+    assert email.get_attribute("value") == "ann@example.com"
+    assert password.get_attribute("value") == ""
+    assert len(page.finds("dialog.modal[open]")) == 1
+
+
+def test_a_foreign_ws_parameter_is_ignored_with_a_warning(host, desktop):
+    page = desktop
+    other = RestartableHost("--web-root", "web")
+    try:
+        page.open(host.base, f"?ws=ws://127.0.0.1:{other.port}/ws")
+        assert page.script("return window.remoteModal.url") == f"ws://127.0.0.1:{host.port}/ws"
+        page.drain()
+        warnings = [e["message"] for e in page.console if e["level"] == "WARNING"]
+        assert any("ignoring ?ws=" in message for message in warnings), warnings
+        # The page's own origin (another path) is honoured.
+        page.open(host.base, "?ws=/ws")
+        assert page.script("return window.remoteModal.url") == f"ws://127.0.0.1:{host.port}/ws"
+    finally:
+        other.stop()
+
+
+def test_without_its_token_the_page_explains_what_to_do(desktop):
+    page = desktop
+    locked = RestartableHost("--web-root", "web", "--token", "s3cret")
+    try:
+        page.driver.get(locked.base + "/")
+        page.wait().until(lambda d: page.connection_state() == "unauthorized")
+        panel = page.find("#unauthorized")
+        assert panel.is_displayed()
+        assert "?token=" in panel.text and "access token" in panel.text
+        assert not page.find("#controls").is_displayed()
+        page.screenshot("unauthorized")
+        page.open(locked.base, "?token=s3cret")
+    finally:
+        locked.stop()

@@ -1,0 +1,129 @@
+"""Every state of the page at phone and desktop size, light and dark: a screenshot of each
+under artifacts/browser/ (for people to look at) and axe-core on each (no serious or
+critical violation)."""
+import time
+
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+
+from browser_support import CuttableProxy, Peer, RestartableHost
+from pictures import make_big_file, make_png
+
+
+def test_every_state_looks_finished_and_passes_axe(oidc_host, page, tmp_path):
+    failures = []
+    shots = lambda name: page.both_schemes(name, failures)   # noqa: E731
+    proxy = CuttableProxy(oidc_host.port)
+    try:
+        page.open(proxy.base, "?group=team&name=kiosk-1")
+        shots("controls")
+
+        page.tap("signIn")
+        dialog = page.dialog()
+        shots("sign-in")
+        email, password = dialog.find_elements(By.TAG_NAME, "input")
+        email.send_keys("ann@example.com")
+        password.send_keys("secret")
+        page.wait().until(lambda d: page.button(dialog, "Sign In").is_enabled())
+        shots("sign-in-valid")
+        password.send_keys(Keys.ENTER)
+        page.no_dialog()
+
+        page.tap("country")
+        shots("country-sheet")
+        page.button(page.dialog(), "Cancel").click()
+        page.no_dialog()
+
+        page.tap("contact")
+        shots("contact-sheet")
+        page.button(page.dialog(), "Mail").click()
+        page.wait().until(lambda d: page.finds("dialog.modal-mailComposer[open]"))
+        shots("mail-composer")
+        page.button(page.dialog(), "Cancel").click()
+        page.wait_idle("contact")
+        page.no_dialog()
+        page.tap("contact")
+        page.button(page.dialog(), "Message").click()
+        page.wait().until(lambda d: page.finds("dialog.modal-messageComposer[open]"))
+        shots("message-composer")
+        page.button(page.dialog(), "Cancel").click()
+        page.wait_idle("contact")
+        page.no_dialog()
+
+        page.tap("photo")
+        dialog = page.dialog()
+        shots("photo-picker")
+        make_png(tmp_path / "one.png", 300, 200, noise=40)
+        make_png(tmp_path / "two.png", 64, 48)
+        chooser = dialog.find_element(By.CSS_SELECTOR, "input[type=file]")
+        chooser.send_keys(f"{tmp_path / 'one.png'}\n{tmp_path / 'two.png'}")
+        page.wait().until(lambda d: len(dialog.find_elements(By.CSS_SELECTOR, ".previews img")) == 2)
+        shots("photo-picked")
+        make_big_file(tmp_path / "huge.png", 11 * 1024 * 1024)
+        chooser.send_keys(str(tmp_path / "huge.png"))
+        page.wait().until(lambda d: "Too large" in dialog.find_element(By.CSS_SELECTOR, ".picker-note").text)
+        shots("photo-too-large")
+        page.button(dialog, "Cancel").click()
+        page.wait_idle("photo")
+        page.no_dialog()
+
+        page.tap("approve")                          # alone in the group: said so, as an error
+        page.wait_toast("Nobody else in group 'team' is connected to approve this request")
+        shots("toasts")
+
+        asker = Peer(oidc_host.url, name="kiosk-2", group="team")
+        try:
+            asker.tap("approve")
+            dialog = page.dialog()
+            page.driver.switch_to.active_element.send_keys(Keys.ESCAPE)
+            shots("approve-alert")
+            page.button(dialog, "Reject").click()
+            page.no_dialog()
+        finally:
+            asker.close()
+
+        page.tap("login")
+        page.dialog()
+        page.wait().until(lambda d: len(d.window_handles) == 2)
+        page.driver.switch_to.window(page.driver.window_handles[0])
+        shots("login")
+        page.driver.switch_to.active_element.send_keys(Keys.ESCAPE)
+        page.wait_idle("login")
+        page.no_dialog()
+
+        proxy.cut()
+        page.wait().until(lambda d: page.find("#banner").is_displayed())
+        shots("reconnecting")
+        proxy.restore()
+        page.script("document.querySelector('#banner:not([hidden]) #retry')?.click()")
+        page.wait().until(lambda d: page.connection_state() == "open")
+
+        page.tap("country")
+        dialog = page.dialog()
+        proxy.cut()
+        page.wait().until(lambda d: dialog.find_element(By.CSS_SELECTOR, ".connection-line").is_displayed())
+        page.button(dialog, "Japan").click()
+        shots("answer-waiting-offline")
+        proxy.restore()
+        dialog.find_element(By.CSS_SELECTOR, ".connection-line button").click()
+        page.wait_toast("Country: Japan")
+
+        page.tap("signIn")
+        page.dialog().find_element(By.CSS_SELECTOR, "input[type=email]").send_keys("ann@example.com")
+        oidc_host.kill()
+        oidc_host.start_again()
+        page.wait(15).until(lambda d: page.finds("dialog.notice"))
+        shots("host-restarted")
+    finally:
+        proxy.stop()
+
+    locked = RestartableHost("--web-root", "web", "--token", "s3cret")
+    try:
+        page.driver.get(locked.base + "/")
+        page.wait().until(lambda d: page.connection_state() == "unauthorized")
+        shots("unauthorized")
+    finally:
+        locked.stop()
+
+    assert not failures, "\n".join(f"{name} {size} {scheme}: {v['id']} ({v['impact']}) {v['help']}: {v['nodes'][:3]}"
+                                   for name, size, scheme, v in failures)

@@ -1,0 +1,158 @@
+"""Every way a person could get stuck in a dialog, tried in a real browser: each asserts what
+the person sees afterwards and what the host received (no bad_message, the control not busy,
+the right status)."""
+import time
+
+from selenium.webdriver.common.action_chains import ActionChains
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+
+from browser_support import Peer
+
+
+def press(page, *keys):
+    page.driver.switch_to.active_element.send_keys(*keys)
+
+
+def test_escape_twice_on_an_alert_without_cancel_keeps_it_and_says_so(host, desktop):
+    page = desktop
+    page.open(host.base, "?group=team&name=approver")
+    asker = Peer(host.url, name="asker", group="team")
+    try:
+        asker.tap("approve")
+        dialog = page.dialog()
+        modal_id = page.modal_id(dialog)
+        for _ in range(2):                       # Chromium closes a dialog on the second Escape by itself
+            press(page, Keys.ESCAPE)
+            time.sleep(0.3)
+        assert page.finds("dialog.modal[open]"), "the dialog is still there"
+        page.wait().until(lambda d: dialog.find_element(By.CSS_SELECTOR, ".hint-line").text == "Please choose one of the options")
+        # A click on the backdrop is refused the same way.
+        ActionChains(page.driver).move_by_offset(5, 5).click().perform()
+        assert page.finds("dialog.modal[open]")
+        page.screenshot("approve-escape-refused")
+        assert page.answers(modal_id) == [], "nothing was sent for Escape"
+        page.button(dialog, "Approve").click()
+        page.wait_toast("Approved by approver")
+        assert asker.expect("status", text="Approved by approver")
+        page.no_dialog()
+        assert [m["value"] for m in page.answers(modal_id)] == [{"action": 0, "textFields": []}]
+        page.assert_no_bad_message()
+    finally:
+        asker.close()
+
+
+def test_the_requester_is_not_offered_approve_and_waits(host, desktop):
+    page = desktop
+    page.open(host.base, "?group=team&name=asker")
+    approver = Peer(host.url, name="boss", group="team")
+    try:
+        page.tap("approve")
+        page.wait().until(lambda d: page.control_busy("approve"))   # the requester's control shows it is waiting
+        assert not page.finds("dialog.modal[open]"), "no Approve button for one's own request"
+        present = approver.expect("present")
+        assert present["modal"]["title"] == "Approve request?"
+        approver.call(approver.client.send({"type": "result", "id": present["id"], "value": {"action": 0}}))
+        page.wait_toast("Approved by boss")
+        page.wait_idle("approve")
+    finally:
+        approver.close()
+
+
+def test_a_request_nobody_else_can_approve_says_so(host, desktop):
+    page = desktop
+    page.open(host.base)
+    page.tap("approve")
+    page.wait_toast("Approval needs someone else in your group: open the page twice with ?group=NAME (kiosks: --group)")
+    assert not page.finds("dialog.modal[open]")
+    page.wait_idle("approve")
+
+
+def test_escape_in_the_login_dialog_closes_the_window_and_cancels(oidc_host, desktop):
+    page = desktop
+    page.open(oidc_host.base)
+    page.tap("login")
+    dialog = page.dialog()
+    modal_id = page.modal_id(dialog)
+    page.wait().until(lambda d: len(d.window_handles) == 2)
+    page.driver.switch_to.window(page.driver.window_handles[0])
+    press(page, Keys.ESCAPE)
+    page.wait_toast("Log in cancelled")
+    page.wait().until(lambda d: len(d.window_handles) == 1)
+    page.no_dialog()
+    page.wait_idle("login")
+    assert page.answers(modal_id) == [{"type": "failure", "id": modal_id, "code": "cancelled"}]
+    page.assert_no_bad_message()
+
+
+def test_closing_the_login_window_cancels(oidc_host, desktop):
+    page = desktop
+    page.open(oidc_host.base)
+    main = page.driver.current_window_handle
+    page.tap("login")
+    modal_id = page.modal_id(page.dialog())
+    page.wait().until(lambda d: len(d.window_handles) == 2)
+    page.driver.switch_to.window(next(h for h in page.driver.window_handles if h != main))
+    page.driver.close()
+    page.driver.switch_to.window(main)
+    page.wait_toast("Log in cancelled")
+    page.wait_idle("login")
+    assert page.answers(modal_id) == [{"type": "failure", "id": modal_id, "code": "cancelled"}]
+    page.assert_no_bad_message()
+
+
+def test_photo_picker_escape_and_cancel_answer_cancelled(host, page):
+    page.open(host.base)
+    for how in ("escape", "button"):
+        page.tap("photo")
+        dialog = page.dialog()
+        modal_id = page.modal_id(dialog)
+        if how == "escape":
+            press(page, Keys.ESCAPE)
+        else:
+            page.button(dialog, "Cancel").click()
+        page.no_dialog()
+        page.wait_idle("photo")
+        assert page.answers(modal_id) == [{"type": "failure", "id": modal_id, "code": "cancelled"}], how
+    assert page.toasts().count("Photos cancelled") == 2
+    assert not [t for t in page.toasts() if t.startswith("Received")], "a cancel is not a success"
+    assert not page.sent("result"), "no stray result"
+    page.assert_no_bad_message()
+
+
+def test_enter_in_the_mail_to_field_does_not_send(host, desktop):
+    page = desktop
+    page.open(host.base)
+    page.tap("contact")
+    page.button(page.dialog(), "Mail").click()
+    page.wait().until(lambda d: page.finds("dialog.modal-mailComposer[open]"))
+    dialog = page.find("dialog.modal-mailComposer[open]")
+    to = dialog.find_element(By.CSS_SELECTOR, "input[name=to]")
+    to.click()
+    to.send_keys(", ann@example.com", Keys.ENTER)
+    time.sleep(0.5)
+    assert dialog.get_attribute("open") is not None, "Enter did not send"
+    assert page.driver.switch_to.active_element.get_attribute("name") == "cc", "Enter moves to the next field"
+    assert not [m for m in page.sent("result") if "mail" in m["value"]]
+    press(page, Keys.ESCAPE)                 # Escape is the composer's Cancel: a value, not a failure
+    page.wait_toast("Mail cancelled")
+    [answer] = [m for m in page.sent("result") if "mail" in m["value"]]
+    assert answer["value"]["status"] == "cancelled"
+    assert answer["value"]["mail"]["to"] == ["support@example.com", "ann@example.com"]
+    page.wait_idle("contact")
+    page.assert_no_bad_message()
+
+
+def test_a_tap_outside_a_sheet_is_its_cancel(host, phone):
+    page = phone
+    page.open(host.base)
+    page.tap("country")
+    dialog = page.dialog()
+    modal_id = page.modal_id(dialog)
+    # The phone sheet sits at the bottom; the top of the screen is backdrop.
+    ActionChains(page.driver).move_to_element_with_offset(page.find("body"), 0, 0).move_by_offset(0, -300).click().perform()
+    page.wait_toast("Country: none")
+    page.no_dialog()
+    assert [m["value"] for m in page.answers(modal_id)] == [{"action": 3}]
+    page.wait_idle("country")
+    page.assert_no_bad_message()

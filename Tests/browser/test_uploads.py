@@ -1,0 +1,117 @@
+"""Uploads in a real browser: a 9.5 MB photo with the host's default flags, a connection cut
+mid-upload (resumed, not restarted), Cancel at any moment, a refused upload with Retry."""
+import time
+
+from selenium.webdriver.common.by import By
+
+from browser_support import RestartableHost
+from pictures import make_big_file
+
+SIZE = 9_500_000
+BASE64 = SIZE * 4 / 3
+
+
+def pick(page, path):
+    page.tap("photo")
+    dialog = page.dialog()
+    dialog.find_element(By.CSS_SELECTOR, "input[type=file]").send_keys(str(path))
+    page.wait().until(lambda d: "9.1 MB" in dialog.find_element(By.CSS_SELECTOR, ".picker-note").text)
+    return dialog
+
+
+def acked_fraction(dialog):
+    return float(dialog.find_element(By.CSS_SELECTOR, "progress").get_attribute("value") or 0)
+
+
+def progress_text(dialog):
+    return dialog.find_element(By.CSS_SELECTOR, ".progress-text").text
+
+
+def upload_offsets(page, modal_id):
+    return [m["offset"] for m in page.sent("upload", id=modal_id)]
+
+
+def test_a_9_5_mb_photo_arrives_with_the_default_host_flags(desktop, tmp_path):
+    page = desktop
+    plain = RestartableHost("--web-root", "web")          # nothing raised, nothing relaxed
+    try:
+        page.open(plain.base)
+        dialog = pick(page, make_big_file(tmp_path / "big.png", SIZE) and tmp_path / "big.png")
+        page.button(dialog, "Send").click()
+        page.wait().until(lambda d: "Uploading…" in progress_text(dialog) and "of 9.1 MB" in progress_text(dialog))
+        page.wait_toast(f"Received 1 photo(s), {SIZE} bytes", seconds=60)
+        page.no_dialog()
+        errors = page.received("error")
+        assert not errors, errors                           # no rate_limited, nothing refused
+        assert len(page.received("uploadAck")) == len(page.sent("upload"))
+        page.wait_idle("photo")
+    finally:
+        plain.stop()
+
+
+def test_a_cut_mid_upload_resumes_where_the_host_stopped(host, proxy, page, tmp_path):
+    make_big_file(tmp_path / "big.png", SIZE)
+    page.open(proxy.base)
+    dialog = pick(page, tmp_path / "big.png")
+    modal_id = page.modal_id(dialog)
+    page.button(dialog, "Send").click()
+    page.wait(30).until(lambda d: acked_fraction(dialog) > 0.3)
+    proxy.cut()
+    page.wait().until(lambda d: "Connection lost at" in progress_text(dialog))
+    stopped_at = acked_fraction(dialog)
+    time.sleep(1.5)
+    assert acked_fraction(dialog) == stopped_at, "while disconnected the bar does not move"
+    assert dialog.get_attribute("data-upload") == "paused"
+    failures = []
+    page.both_schemes("upload-paused-offline", failures)
+    assert not failures, failures
+    proxy.restore()
+    dialog.find_element(By.CSS_SELECTOR, ".connection-line button").click()
+    page.wait_toast(f"Received 1 photo(s), {SIZE} bytes", seconds=60)
+    offsets = upload_offsets(page, modal_id)
+    assert offsets.count(0) == 1, "resumed, not restarted"
+    assert proxy.upstream_bytes < 1.2 * BASE64, f"{proxy.upstream_bytes} bytes on the wire for {BASE64:.0f} of base64"
+    page.assert_no_bad_message()
+
+
+def test_cancel_mid_upload_ends_the_modal_with_cancelled(host, page, tmp_path):
+    make_big_file(tmp_path / "big.png", SIZE)
+    page.open(host.base)
+    dialog = pick(page, tmp_path / "big.png")
+    modal_id = page.modal_id(dialog)
+    page.button(dialog, "Send").click()
+    page.wait(30).until(lambda d: acked_fraction(dialog) > 0.1)
+    page.both_schemes("upload-in-progress")
+    page.button(dialog, "Cancel").click()
+    page.wait_toast("Photos cancelled")
+    page.no_dialog()
+    answers = page.answers(modal_id)
+    assert answers == [{"type": "failure", "id": modal_id, "code": "cancelled"}], answers
+    sent_before = len(page.sent("upload", id=modal_id))
+    time.sleep(0.5)
+    assert len(page.sent("upload", id=modal_id)) == sent_before, "nothing is sent after Cancel"
+    page.wait_idle("photo")
+    page.assert_no_bad_message()
+
+
+def test_a_refused_upload_is_shown_with_retry_and_cancel(host, page, tmp_path):
+    make_big_file(tmp_path / "big.png", SIZE)
+    page.open(host.base)
+    dialog = pick(page, tmp_path / "big.png")
+    modal_id = page.modal_id(dialog)
+    page.button(dialog, "Send").click()
+    page.wait(30).until(lambda d: acked_fraction(dialog) > 0.1)
+    # A chunk that does not continue the file, as a confused client would send.
+    page.script("""window.remoteModal.send({type: "upload", id: arguments[0], file: 0, name: "big.png", mimeType: "image/png",
+                   size: arguments[1], offset: 12345, data: "AAAA", last: false});""", modal_id, SIZE)
+    page.wait().until(lambda d: dialog.find_element(By.CSS_SELECTOR, ".error-text").is_displayed())
+    error = dialog.find_element(By.CSS_SELECTOR, ".error-text").text
+    assert error.startswith("The host refused the upload: offset 12345 does not continue file 0"), error
+    retry = page.button(dialog, "Retry")
+    assert retry.is_enabled() and page.button(dialog, "Cancel").is_enabled()
+    failures = []
+    page.both_schemes("upload-refused", failures)
+    assert not failures, failures
+    retry.click()
+    page.wait_toast(f"Received 1 photo(s), {SIZE} bytes", seconds=60)
+    assert upload_offsets(page, modal_id).count(0) == 1, "Retry went on from what the host held"

@@ -1,0 +1,151 @@
+// The browser client's connection behaviour: answers kept and sent exactly once, sessions
+// lost and named, modals that ended while away, the ?ws= rule. Run: node --test Tests/js/
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { ModalClient, resolveSocketURL } from "../../web/js/protocol.js";
+import { formatBytes } from "../../web/js/format.js";
+import { FakeSocket, MemoryStorage, reconnect, settle, welcomed } from "./support.mjs";
+
+const alert = (id, seq, extra = {}) => ({ type: "present", seq, id, modal: { kind: "alert", title: "Approve?", textFields: [],
+  actions: [{ title: "Approve", style: "default", enabled: true }, { title: "Reject", style: "destructive", enabled: true }] }, ...extra });
+
+test("an answer given offline is kept, shown as waiting, and sent once after the resume", async () => {
+  const { client, socket, events } = welcomed();
+  socket.receive(alert("m1", 1));
+  socket.drop();
+  client.result("m1", { action: 0, textFields: [] });
+  assert.deepEqual(events.filter(([type]) => type === "answer").map(([, d]) => d), [{ id: "m1", sent: false }]);
+  assert.equal(socket.messages("result").length, 0, "nothing goes to a dropped socket");
+  const second = reconnect(client, { session: "s1", resumed: true });
+  second.receive({ type: "controls", seq: 2, items: [] });
+  second.receive(alert("m1", 3));
+  assert.deepEqual(second.messages("result"), [{ type: "result", id: "m1", value: { action: 0, textFields: [] } }]);
+  assert.deepEqual(events.filter(([type]) => type === "answer").at(-1)[1], { id: "m1", sent: true });
+  assert.equal(events.filter(([type]) => type === "present").length, 1, "the re-sent present opens no second dialog");
+  second.receive({ type: "dismiss", seq: 4, id: "m1", reason: "resolved" });
+  second.drop();
+  const third = reconnect(client, { session: "s1", resumed: true });
+  assert.equal(third.messages("result").length, 0, "confirmed answers are not sent again");
+  await settle();
+});
+
+test("the retry button reconnects at once, and the state names the attempt", () => {
+  const { client, socket, events } = welcomed();
+  socket.drop();
+  const reconnecting = events.filter(([type, d]) => type === "state" && d.state === "reconnecting");
+  assert.equal(reconnecting.at(-1)[1].attempt, 1);
+  const before = FakeSocket.all.length;
+  client.retryNow();
+  assert.equal(FakeSocket.all.length, before + 1, "a new socket without waiting for the backoff");
+  client.close();
+});
+
+test("a fresh session inside the retention means the host restarted: the modal is dismissed as restarted", () => {
+  let clock = 1_000;
+  const { client, socket, events } = welcomed({ now: () => clock });
+  socket.receive(alert("m1", 1));
+  client.result("m1", { action: 0, textFields: [] });   // answered, not yet confirmed
+  socket.drop();
+  clock += 5_000;
+  const second = reconnect(client, { session: "s2", resumed: false });
+  assert.deepEqual(events.filter(([type]) => type === "dismiss").map(([, d]) => d), [{ id: "m1", reason: "restarted" }]);
+  assert.deepEqual(events.find(([type]) => type === "sessionLost")[1], { reason: "restarted", modals: 1 });
+  assert.equal(second.messages("result").length, 0, "an answer for a lost session is not sent to the new one");
+  // seq starts again in the new session.
+  second.receive({ type: "status", seq: 1, level: "info", text: "hello again" });
+  assert.equal(events.at(-1)[0], "status");
+});
+
+test("a fresh session after the retention means the session expired", () => {
+  let clock = 1_000;
+  const { client, socket, events } = welcomed({ now: () => clock, retentionSeconds: 30 });
+  socket.receive(alert("m1", 1));
+  socket.drop();
+  clock += 31_000;
+  reconnect(client, { session: "s2", resumed: false });
+  assert.deepEqual(events.filter(([type]) => type === "dismiss").map(([, d]) => d), [{ id: "m1", reason: "expired" }]);
+});
+
+test("a shown modal the resumed host does not re-present ended while away", async () => {
+  const { client, socket, events } = welcomed();
+  socket.receive(alert("m1", 1));
+  socket.receive(alert("m2", 2));
+  socket.drop();
+  const second = reconnect(client, { session: "s1", resumed: true });
+  second.receive({ type: "controls", seq: 5, items: [] });
+  second.receive(alert("m2", 6));
+  second.receive({ type: "status", seq: 7, level: "info", text: "x" });   // the resume burst is over
+  assert.deepEqual(events.filter(([type]) => type === "dismiss").map(([, d]) => d), [{ id: "m1", reason: "ended" }]);
+  // Without a following message, a timer ends the burst.
+  second.drop();
+  const third = reconnect(client, { session: "s1", resumed: true });
+  third.receive({ type: "controls", seq: 8, items: [] });
+  await new Promise((resolve) => setTimeout(resolve, 60));
+  assert.deepEqual(events.filter(([type]) => type === "dismiss").map(([, d]) => d.id), ["m1", "m2"]);
+});
+
+test("typed text is re-sent after a resume so the host can restore it", async () => {
+  const { client, socket } = welcomed();
+  socket.receive(alert("m1", 1, { modal: { kind: "alert", title: "Sign in", textFields: [{ kind: "email" }], actions: [{ title: "OK", style: "default", enabled: true }] } }));
+  socket.drop();
+  client.input("m1", ["ann@"]);          // typed while offline
+  await new Promise((resolve) => setTimeout(resolve, 120));
+  const second = reconnect(client, { session: "s1", resumed: true });
+  assert.deepEqual(second.messages("input"), [{ type: "input", id: "m1", textFields: ["ann@"] }]);
+});
+
+test("answers survive a reload (session storage) and the re-sent present shows as answered", () => {
+  const storage = new MemoryStorage();
+  const first = welcomed({ storage });
+  first.socket.receive(alert("m1", 1));
+  first.client.result("m1", { action: 1, textFields: [] });
+  // The page reloads before the dismiss: a new client, same storage.
+  const reloaded = new ModalClient({ url: "ws://h/ws", storage, WebSocketImpl: FakeSocket, resyncMs: 30 });
+  const presents = [];
+  reloaded.addEventListener("present", (event) => presents.push(event.detail));
+  reloaded.connect();
+  const socket = FakeSocket.last;
+  socket.onopen();
+  assert.equal(socket.messages("hello")[0].resume.session, "s1");
+  socket.receive({ type: "welcome", protocol: 1, session: "s1", resumed: true, retentionSeconds: 60 });
+  socket.receive(alert("m1", 3));
+  assert.deepEqual(socket.messages("result"), [{ type: "result", id: "m1", value: { action: 1, textFields: [] } }]);
+  assert.equal(presents[0].answered, true);
+  reloaded.close();
+});
+
+test("an answer the host refuses gives the modal back and is not re-sent", () => {
+  const { client, socket, events } = welcomed();
+  socket.receive(alert("m1", 1));
+  client.result("m1", { action: 0, textFields: [] });
+  socket.receive({ type: "error", seq: 2, code: "action_disabled", message: "action 0 is disabled", ref: "result" });
+  assert.deepEqual(events.find(([type]) => type === "rejected")[1], { id: "m1", code: "action_disabled", message: "action 0 is disabled" });
+  socket.drop();
+  const second = reconnect(client, { session: "s1", resumed: true });
+  assert.equal(second.messages("result").length, 0);
+});
+
+test("?ws= is honoured only for this page's origin or a URL the host lists", () => {
+  const page = "http://kiosk.example:8080/?ws=x";
+  assert.deepEqual(resolveSocketURL(null, page), { url: "ws://kiosk.example:8080/ws", warning: null });
+  assert.equal(resolveSocketURL("ws://kiosk.example:8080/other/ws", page).url, "ws://kiosk.example:8080/other/ws");
+  assert.equal(resolveSocketURL("/ws2", page).url, "ws://kiosk.example:8080/ws2");
+  const foreign = resolveSocketURL("wss://evil.example/ws", page);
+  assert.equal(foreign.url, "ws://kiosk.example:8080/ws");
+  assert.match(foreign.warning, /ignoring \?ws=wss:\/\/evil\.example\/ws/);
+  assert.equal(resolveSocketURL("ws://kiosk.example:9999/ws", page).url, "ws://kiosk.example:8080/ws", "another port is another origin");
+  assert.equal(resolveSocketURL("wss://b.example/ws", page, ["wss://b.example/ws"]).url, "wss://b.example/ws");
+  assert.equal(resolveSocketURL("ws://kiosk.example:8080/ws", "https://kiosk.example:8080/").url, "wss://kiosk.example:8080/ws",
+               "an https page never downgrades");
+  assert.equal(resolveSocketURL("javascript:alert(1)", page).url, "ws://kiosk.example:8080/ws");
+});
+
+test("sizes read as people read them", () => {
+  assert.equal(formatBytes(0), "0 bytes");
+  assert.equal(formatBytes(1), "1 byte");
+  assert.equal(formatBytes(1023), "1023 bytes");
+  assert.equal(formatBytes(34_000), "33 KB");
+  assert.equal(formatBytes(9_500_000), "9.1 MB");
+  assert.equal(formatBytes(10 * 1024 * 1024), "10 MB");
+  assert.equal(formatBytes(1024 * 1024 - 1), "1 MB");
+});

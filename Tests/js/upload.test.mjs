@@ -1,0 +1,170 @@
+// Uploads: paced by the window, progress from acknowledgements, resumed at the host's
+// offsets, cancellable at any moment, a refusal recoverable. Run: node --test Tests/js/
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
+import { CHUNK_BYTES } from "../../web/js/protocol.js";
+import { reconnect, settle, until, welcomed } from "./support.mjs";
+
+function file(name, size, seed = 1) {
+  const bytes = new Uint8Array(size).map((_, i) => (i * 31 + seed) % 251);
+  return Object.assign(new Blob([bytes], { type: "image/png" }), { name, bytes });
+}
+
+// uploadWindow and received travel beside the modal (docs/protocol.md, "Uploads").
+const picker = (id, seq, extra = {}) => ({ type: "present", seq, id, modal: { kind: "photoPicker", selectionLimit: 3, filter: ["image"], maxBytes: 10485760 }, ...extra });
+
+function ackAll(socket, id, seq) {
+  for (const chunk of socket.messages("upload")) {
+    socket.receive({ type: "uploadAck", seq: seq++, id, file: chunk.file, received: chunk.offset + Buffer.from(chunk.data, "base64").length });
+  }
+  return seq;
+}
+
+test("chunks are paced by the window and progress counts only acknowledged bytes", async () => {
+  const { client, socket } = welcomed();
+  socket.receive(picker("m1", 1, { uploadWindow: 4 }));
+  const big = file("big.png", CHUNK_BYTES * 10 + 5);
+  const progress = [];
+  client.upload("m1", [big], (p) => progress.push(p));
+  await settle();
+  assert.equal(socket.messages("upload").length, 4, "no more than the window in flight");
+  assert.equal(progress.at(-1).acked, 0, "nothing acknowledged, nothing shown");
+  socket.receive({ type: "uploadAck", seq: 2, id: "m1", file: 0, received: CHUNK_BYTES });
+  await settle();
+  assert.equal(socket.messages("upload").length, 5, "one acknowledgement frees one slot");
+  assert.equal(progress.at(-1).acked, CHUNK_BYTES);
+  let seq = 3;
+  for (let round = 0; round < 6; round++) {
+    const sent = socket.messages("upload");
+    const last = sent.at(-1);
+    socket.receive({ type: "uploadAck", seq: seq++, id: "m1", file: 0, received: last.offset + Buffer.from(last.data, "base64").length });
+    await settle();
+  }
+  await until(() => socket.messages("result").length === 1);
+  const chunks = socket.messages("upload");
+  assert.equal(chunks.length, 11);
+  assert.deepEqual(chunks.map((c) => c.offset), Array.from({ length: 11 }, (_, i) => i * CHUNK_BYTES));
+  assert.equal(chunks.at(-1).last, true);
+  assert.ok(chunks.slice(0, -1).every((c) => !c.last));
+  const [result] = socket.messages("result");
+  assert.deepEqual(result.value.items, [{ name: "big.png", mimeType: "image/png", size: big.size,
+    sha256: createHash("sha256").update(big.bytes).digest("hex") }]);
+  assert.equal(progress.at(-1).state, "done");
+  assert.ok(progress.every((p, i) => i === 0 || p.acked >= progress[i - 1].acked), "the bar never goes back");
+});
+
+test("the window defaults to 8 when the present names none", async () => {
+  const { client, socket } = welcomed();
+  socket.receive(picker("m1", 1));
+  client.upload("m1", [file("a.png", CHUNK_BYTES * 20)]);
+  await settle();
+  assert.equal(socket.messages("upload").length, 8);
+});
+
+test("after a drop the upload stands still, then continues at the offsets the host holds", async () => {
+  const { client, socket } = welcomed();
+  socket.receive(picker("m1", 1, { uploadWindow: 8 }));
+  const first = file("one.png", CHUNK_BYTES * 3);
+  const second = file("two.png", CHUNK_BYTES * 6, 7);
+  const progress = [];
+  client.upload("m1", [first, second], (p) => progress.push(p));
+  await settle();
+  // The host acknowledges file 0 and two chunks of file 1, then the connection drops.
+  socket.receive({ type: "uploadAck", seq: 2, id: "m1", file: 0, received: first.size });
+  socket.receive({ type: "uploadAck", seq: 3, id: "m1", file: 1, received: 2 * CHUNK_BYTES });
+  await settle();
+  socket.drop();
+  assert.equal(progress.at(-1).state, "paused");
+  const ackedAtDrop = progress.at(-1).acked;
+  await settle();
+  const resumed = reconnect(client, { session: "s1", resumed: true });
+  await settle();
+  assert.equal(resumed.messages("upload").length, 0, "nothing is sent before the host says what it holds");
+  resumed.receive({ type: "controls", seq: 4, items: [] });
+  resumed.receive(picker("m1", 5, { uploadWindow: 8, received: [{ file: 0, bytes: first.size }, { file: 1, bytes: 3 * CHUNK_BYTES }] }));
+  await settle();
+  const chunks = resumed.messages("upload");
+  assert.deepEqual(chunks.map((c) => [c.file, c.offset]), [[1, 3 * CHUNK_BYTES], [1, 4 * CHUNK_BYTES], [1, 5 * CHUNK_BYTES]]);
+  assert.ok(progress.at(-1).acked >= ackedAtDrop);
+  ackAll(resumed, "m1", 6);
+  await until(() => resumed.messages("result").length === 1);
+  assert.equal(resumed.messages("result")[0].value.items.length, 2);
+});
+
+test("Cancel stops an upload at once and answers failure cancelled", async () => {
+  const { client, socket } = welcomed();
+  socket.receive(picker("m1", 1));
+  const upload = client.upload("m1", [file("a.png", CHUNK_BYTES * 20)]);
+  await settle();
+  upload.cancel();
+  socket.receive({ type: "uploadAck", seq: 2, id: "m1", file: 0, received: CHUNK_BYTES });
+  await settle();
+  assert.equal(socket.messages("upload").length, 8, "no chunk after Cancel");
+  assert.deepEqual(socket.messages("failure"), [{ type: "failure", id: "m1", code: "cancelled" }]);
+  assert.equal(socket.messages("result").length, 0);
+});
+
+test("an upload_invalid stops the upload with the reason; Retry goes on from what the host holds", async () => {
+  const { client, socket } = welcomed();
+  socket.receive(picker("m1", 1, { uploadWindow: 2 }));
+  const progress = [];
+  const upload = client.upload("m1", [file("a.png", CHUNK_BYTES * 4)], (p) => progress.push(p));
+  await settle();
+  socket.receive({ type: "error", seq: 2, code: "upload_invalid", ref: "upload",
+                   message: "offset 32768 does not continue file 0: the host holds 0 bytes; send from offset 0" });
+  assert.equal(progress.at(-1).state, "failed");
+  assert.match(progress.at(-1).error, /does not continue/);
+  await settle();
+  assert.equal(socket.messages("upload").length, 2, "nothing more is sent while failed");
+  // A chunk sent before the refusal may still be accepted after it: its ack is the truth.
+  socket.receive({ type: "uploadAck", seq: 3, id: "m1", file: 0, received: CHUNK_BYTES });
+  await settle();
+  assert.equal(socket.messages("upload").length, 2);
+  upload.retry();
+  await settle();
+  assert.deepEqual(socket.messages("upload").slice(2).map((c) => c.offset), [CHUNK_BYTES, 2 * CHUNK_BYTES]);
+});
+
+test("an upload whose result the host refuses starts again from 0 on Retry, and its result is not re-sent", async () => {
+  const { client, socket } = welcomed();
+  socket.receive(picker("m1", 1));
+  const progress = [];
+  const upload = client.upload("m1", [file("a.png", 100)], (p) => progress.push(p));
+  await settle();
+  ackAll(socket, "m1", 2);
+  await until(() => socket.messages("result").length === 1);
+  socket.receive({ type: "error", seq: 3, code: "upload_invalid", message: "file 0: SHA-256 does not match", ref: "result" });
+  assert.equal(progress.at(-1).state, "failed");
+  upload.retry();
+  await settle();
+  assert.deepEqual(socket.messages("upload").map((c) => c.offset), [0, 0]);
+  socket.drop();
+  const again = reconnect(client, { session: "s1", resumed: true });
+  assert.equal(again.messages("result").length, 0, "the refused result is forgotten");
+});
+
+test("a refusal naming what the host holds continues that file from there", async () => {
+  const { client, socket } = welcomed();
+  socket.receive(picker("m1", 1, { uploadWindow: 1 }));
+  const upload = client.upload("m1", [file("a.png", CHUNK_BYTES * 4)]);
+  await settle();
+  socket.receive({ type: "error", seq: 2, code: "upload_invalid", ref: "upload",
+                   message: `offset 0 does not continue file 0: the host holds ${2 * CHUNK_BYTES} bytes; send from offset ${2 * CHUNK_BYTES}` });
+  upload.retry();
+  await settle();
+  assert.deepEqual(socket.messages("upload").map((c) => c.offset), [0, 2 * CHUNK_BYTES]);
+});
+
+test("a chunk refused for pacing is sent again from the last acknowledgement", async () => {
+  const { client, socket } = welcomed();
+  socket.receive(picker("m1", 1, { uploadWindow: 2 }));
+  client.upload("m1", [file("a.png", CHUNK_BYTES * 3)]);
+  await settle();
+  socket.receive({ type: "uploadAck", seq: 2, id: "m1", file: 0, received: CHUNK_BYTES });
+  socket.receive({ type: "error", seq: 3, code: "rate_limited", ref: "upload", message: "more than 2 upload chunks unacknowledged" });
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  await settle();
+  const offsets = socket.messages("upload").map((c) => c.offset);
+  assert.deepEqual(offsets.slice(-2), [CHUNK_BYTES, 2 * CHUNK_BYTES], "again from what the host acknowledged");
+});

@@ -1,0 +1,23 @@
+// `actionSheet`: a list of choices, anchored to its control on wide screens, a bottom sheet
+// on phones. Escape or a tap outside picks the cancel action, if it has one.
+import { registerModal } from "./registry.js";
+
+registerModal("actionSheet", (modal, ui) => {
+  ui.dialog.classList.add("sheet");
+  ui.heading(modal.title || "Choose", { hidden: !modal.title });
+  if (modal.message) ui.message(modal.message);
+  const { buttons, update } = ui.actions(modal.actions, (index, button) => ui.resolve({ action: index }, button));
+  const cancelIndex = modal.actions.findIndex((action) => action.style === "cancel");
+  if (cancelIndex >= 0) {
+    ui.onCancel(() => (buttons[cancelIndex].disabled
+      ? ui.refuse("Cancel is not available right now")
+      : ui.resolve({ action: cancelIndex }, buttons[cancelIndex])));
+  }
+  const rect = modal.source ? ui.anchor(modal.source) : null;
+  if (rect && window.matchMedia("(min-width: 700px)").matches) {
+    ui.dialog.classList.add("anchored");
+    ui.dialog.style.top = `${Math.round(rect.bottom + 8)}px`;
+    ui.dialog.style.left = `${Math.round(Math.max(8, Math.min(rect.left, window.innerWidth - 360)))}px`;
+  }
+  return { update };
+});

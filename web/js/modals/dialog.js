@@ -1,0 +1,307 @@
+// The frame every modal kind shares: a <dialog> whose every way out goes through the host.
+// Text from the host is only ever set with textContent or attributes, never parsed as HTML.
+import { rendererFor } from "./registry.js";
+
+/** Creates an element: attributes (`text` sets textContent, `on...` adds a listener), children. */
+export function el(tag, attributes = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attributes)) {
+    if (value === undefined || value === null || value === false) continue;
+    if (key === "text") node.textContent = value;
+    else if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
+    else node.setAttribute(key, value === true ? "" : value);
+  }
+  for (const child of children) if (child) node.append(child);
+  return node;
+}
+
+/** A button whose label keeps its width when it turns into a spinner. */
+export function actionButton(title, { style = "default", preferred = false, enabled = true } = {}) {
+  const button = el("button", { type: "button", class: `action ${style}${preferred ? " preferred" : ""}`, disabled: !enabled });
+  button.append(el("span", { class: "label", text: title }), el("span", { class: "spinner", "aria-hidden": "true" }));
+  return button;
+}
+
+/** Marks a button busy (spinner in place of its label, same width) or not. */
+export function setBusy(button, busy) {
+  button.classList.toggle("busy", busy);
+  button.setAttribute("aria-busy", String(busy));
+}
+
+const reducedMotion = () => window.matchMedia?.("(prefers-reduced-motion: reduce)").matches;
+
+/**
+ * What a renderer gets: the dialog's body to fill, helpers for the shared parts, and the only
+ * ways to answer (`resolve`, `fail`, `cancel`), which all end in `answer`.
+ */
+export class DialogUI {
+  constructor(id, modal, io, dialog, body) {
+    Object.assign(this, { id, modal, io, dialog, body });
+    this.answered = false;
+    this.cancelHandler = null;
+    this.closeHandlers = [];
+    this.status = el("p", { class: "answer-status", role: "status", "aria-live": "polite" });
+    this.hintLine = el("p", { class: "hint-line", "aria-live": "polite" });
+    this.errorLine = el("p", { class: "error-text", role: "alert", hidden: true });
+  }
+
+  /** The title; `hidden` keeps it for screen readers only. */
+  heading(text, { hidden = false } = {}) {
+    const node = el("h2", { id: `title-${this.id}`, class: hidden ? "visually-hidden" : null, text: text ?? "" });
+    this.body.append(node);
+    return node;
+  }
+
+  /** A message, announced as the dialog's description. */
+  message(text, { className = "message" } = {}) {
+    const node = el("p", { id: `message-${this.id}`, class: className, text: text ?? "" });
+    this.dialog.setAttribute("aria-describedby", node.id);
+    this.body.append(node);
+    return node;
+  }
+
+  /** A labelled text input or textarea, appended to the body. */
+  field(label, { value = "", multiline = false, attributes = {} } = {}) {
+    const input = multiline ? el("textarea", { rows: 5, ...attributes }) : el("input", { type: "text", ...attributes });
+    input.value = value ?? "";
+    const fieldId = `f-${this.id}-${this.body.querySelectorAll(".field").length}`;
+    input.id = fieldId;
+    this.body.append(el("div", { class: "field" }, el("label", { for: fieldId, text: label }), input));
+    return input;
+  }
+
+  /**
+   * A row of actions; `pick(index, button)` runs on a click of an enabled one. Arrow keys move
+   * between them. `submitOnEnter`: Enter in a text field picks the preferred action.
+   * @returns {{row: HTMLElement, buttons: HTMLButtonElement[], update(states)}}
+   */
+  actions(list, pick, { submitOnEnter = false } = {}) {
+    const row = el("div", { class: "actions", role: "group", "aria-label": "Actions" });
+    const buttons = list.map((action, index) => {
+      const button = actionButton(action.title, action);
+      button.dataset.index = String(index);
+      button.addEventListener("click", (event) => {
+        event.preventDefault();
+        if (!button.disabled && !this.answered) pick(index, button);
+      });
+      row.append(button);
+      return button;
+    });
+    row.addEventListener("keydown", (event) => moveBetween(buttons, event));
+    if (submitOnEnter) {
+      this.body.addEventListener("keydown", (event) => {
+        if (event.key !== "Enter" || event.target.tagName !== "INPUT") return;
+        event.preventDefault();
+        const preferred = buttons.find((button) => button.classList.contains("preferred"));
+        if (preferred && !preferred.disabled) preferred.click();
+        else this.refuse("Fill in the fields first");
+      });
+    }
+    this.body.append(row);
+    return { row, buttons, update: (states) => states.forEach((state, index) => { if (buttons[index]) buttons[index].disabled = !state.enabled; }) };
+  }
+
+  /** What Escape, the back gesture and a tap outside a sheet do. */
+  onCancel(handler) { this.cancelHandler = handler; }
+
+  /** Runs when the dialog goes away for any reason (close pop-ups, stop timers). */
+  onClose(handler) { this.closeHandlers.push(handler); }
+
+  /** A close request: the kind's cancel action, or a visible refusal. */
+  cancel() {
+    if (this.answered) return this.refuse("Waiting for the host to confirm your answer");
+    if (this.cancelHandler) return this.cancelHandler();
+    return this.refuse("Please choose one of the options");
+  }
+
+  /** Shakes the dialog and says why it stays. */
+  refuse(text) {
+    this.dialog.classList.remove("shake");
+    void this.dialog.offsetWidth;            // restart the animation
+    this.dialog.classList.add("shake");
+    this.hintLine.textContent = text;
+    clearTimeout(this.hintTimer);
+    this.hintTimer = setTimeout(() => { this.hintLine.textContent = ""; }, 6000);
+  }
+
+  resolve(value, button) { this.answer({ type: "result", value }, button); }
+
+  fail(code, button) { this.answer({ type: "failure", code }, button); }
+
+  /** The one way an answer leaves the dialog. */
+  answer(message, button = null) {
+    if (this.answered) return;
+    this.answered = true;
+    this.errorLine.hidden = true;
+    this.dialog.classList.add("answered");
+    this.content.disabled = true;
+    if (button) { setBusy(button, true); this.busyButton = button; }
+    this.dialog.focus();
+    this.io.answer({ ...message, id: this.id });
+  }
+
+  /** Shown again after a reload while its answer still waits for the host's dismiss. */
+  alreadyAnswered() {
+    this.answered = true;
+    this.dialog.classList.add("answered");
+    this.content.disabled = true;
+  }
+
+  /** The client sent the answer, or keeps it until the connection is back. */
+  answerState(sent) {
+    this.dialog.classList.toggle("waiting", !sent);
+    this.status.textContent = sent ? "" : "Offline: your answer is kept and will be sent when the connection is back.";
+  }
+
+  /** The host refused the answer: the dialog is the person's again, with the reason. */
+  rejected(text) {
+    this.answered = false;
+    this.dialog.classList.remove("answered", "waiting");
+    this.content.disabled = false;
+    if (this.busyButton) setBusy(this.busyButton, false);
+    this.status.textContent = "";
+    this.showError(text);
+  }
+
+  showError(text) {
+    this.errorLine.textContent = text;
+    this.errorLine.hidden = !text;
+  }
+
+  input(values) { this.io.input(values); }
+
+  upload(files, onProgress) { return this.io.upload(files, onProgress, (message) => this.answer(message)); }
+
+  anchor(source) { return this.io.anchor(source); }
+}
+
+/** Arrow keys move focus between a row's enabled buttons. */
+function moveBetween(buttons, event) {
+  const step = { ArrowRight: 1, ArrowDown: 1, ArrowLeft: -1, ArrowUp: -1 }[event.key];
+  if (!step) return;
+  const enabled = buttons.filter((button) => !button.disabled);
+  const at = enabled.indexOf(document.activeElement);
+  if (at < 0 || enabled.length === 0) return;
+  event.preventDefault();
+  enabled[(at + step + enabled.length) % enabled.length].focus();
+}
+
+/** Keeps Tab and Shift-Tab cycling inside the dialog. */
+function trapTab(dialog, event) {
+  if (event.key !== "Tab") return;
+  const focusable = [...dialog.querySelectorAll("input, textarea, button, a[href], select")]
+    .filter((node) => !node.disabled && !node.closest("fieldset:disabled") && node.offsetParent !== null && node.tabIndex >= 0);
+  if (focusable.length === 0) { event.preventDefault(); return; }
+  const first = focusable[0];
+  const last = focusable[focusable.length - 1];
+  if (event.shiftKey && (document.activeElement === first || document.activeElement === dialog)) { event.preventDefault(); last.focus(); }
+  else if (!event.shiftKey && document.activeElement === last) { event.preventDefault(); first.focus(); }
+}
+
+/** Focuses the first text field, else the preferred button, else the first button. */
+function focusFirst(dialog) {
+  const target = dialog.querySelector("input:not([type=file]):not([disabled]), textarea")
+    ?? dialog.querySelector("button.preferred:not([disabled])") ?? dialog.querySelector("button:not([disabled])");
+  (target ?? dialog).focus();
+}
+
+/**
+ * Builds and shows a modal. `io`: answer(message), input(values), upload(files, onProgress, answer),
+ * anchor(source). Returns a handle: {dialog, ui, update(actions), answerState(sent), rejected(text),
+ * close(), notice(title, text, onDone)}.
+ */
+export function openModal(id, modal, io, layer) {
+  const dialog = el("dialog", { class: `modal modal-${modal.kind}`, "aria-labelledby": `title-${id}`, "data-modal-id": id, tabindex: "-1" });
+  const body = el("form", { class: "modal-body", novalidate: true });
+  const content = el("fieldset", { class: "modal-content" });
+  body.append(content);
+  dialog.append(body);
+  const ui = new DialogUI(id, modal, io, dialog, content);
+  ui.content = content;
+  // Offline, the page's banner sits behind the modal: the dialog carries its own, outside the
+  // fieldset an answer disables, so "Retry now" always works.
+  const retry = el("button", { type: "button", class: "banner-button", text: "Retry now", onclick: () => io.retry?.() });
+  const connectionText = el("span", { class: "connection-text" });
+  const connectionLine = el("div", { class: "connection-line", role: "status", hidden: true }, connectionText, retry);
+  body.append(connectionLine);
+  body.addEventListener("submit", (event) => event.preventDefault());   // never a local close
+
+  const render = rendererFor(modal);
+  let result = null;
+  if (render) {
+    result = render(modal, ui);
+    if (result instanceof Node) { content.append(result); result = null; }
+  } else {
+    ui.heading("Not supported here");
+    ui.message("This page cannot show this kind of request; the host has been told.");
+    setTimeout(() => ui.fail("unsupported"), 0);
+  }
+  // Errors, hints and the answer's state sit just above the actions, where the eye is.
+  const row = content.querySelector(":scope > .actions");
+  for (const line of [ui.errorLine, ui.hintLine, ui.status]) content.insertBefore(line, row);
+  if (!content.querySelector("h2")) {
+    content.prepend(el("h2", { id: `title-${id}`, class: "visually-hidden", text: "Request" }));
+  }
+
+  // Every way out goes through the host: Escape, the browser's close request, a tap outside.
+  dialog.addEventListener("keydown", (event) => {
+    if (event.key === "Escape") { event.preventDefault(); event.stopPropagation(); ui.cancel(); }
+    else trapTab(dialog, event);
+  });
+  dialog.addEventListener("cancel", (event) => { event.preventDefault(); ui.cancel(); });
+  dialog.addEventListener("click", (event) => {
+    if (event.target !== dialog || !(event.clientX || event.clientY)) return;
+    const box = dialog.getBoundingClientRect();
+    const outside = event.clientX < box.left || event.clientX > box.right || event.clientY < box.top || event.clientY > box.bottom;
+    if (!outside) return;
+    if (dialog.classList.contains("sheet")) ui.cancel(); else ui.refuse("Please choose one of the options");
+  });
+  const handle = { dialog, ui, closing: false };
+  // Should the browser close it anyway (a forced close request), it opens again and the
+  // close counts as a cancel request.
+  dialog.addEventListener("close", () => {
+    if (handle.closing) return;
+    dialog.showModal();
+    ui.cancel();
+  });
+  dialog.addEventListener("animationend", () => dialog.classList.remove("shake"));
+
+  handle.update = (actions) => result?.update?.(actions);
+  handle.connection = (text) => {
+    connectionLine.hidden = !text;
+    connectionText.textContent = text ?? "";
+  };
+  handle.answerState = (sent) => ui.answerState(sent);
+  handle.rejected = (text) => ui.rejected(text);
+  handle.close = () => new Promise((resolve) => {
+    handle.closing = true;
+    for (const done of ui.closeHandlers) done();
+    const finish = () => { dialog.close(); dialog.remove(); resolve(); };
+    if (reducedMotion() || !dialog.isConnected) return finish();
+    dialog.classList.add("closing");
+    setTimeout(finish, 140);
+  });
+  /** The modal ended without the person: say why where it was, and give the page back. */
+  handle.notice = (title, text, onDone) => {
+    handle.closing = true;
+    for (const done of ui.closeHandlers) done();
+    const ok = actionButton("OK", { preferred: true });
+    const message = el("p", { id: `message-${id}`, class: "message", text });
+    const box = el("div", { class: "notice-body", role: "alert" }, el("h2", { id: `title-${id}`, text: title }), message);
+    content.disabled = false;
+    connectionLine.remove();
+    content.replaceChildren(box, el("div", { class: "actions" }, ok));
+    dialog.className = `modal notice modal-${modal.kind}`;
+    dialog.setAttribute("role", "dialog");
+    dialog.setAttribute("aria-describedby", message.id);
+    dialog.close();
+    dialog.show();                               // not modal: the controls work again
+    ok.addEventListener("click", () => { dialog.close(); dialog.remove(); onDone?.(); });
+  };
+
+  if (modal.kind === "alert") dialog.setAttribute("role", "alertdialog");
+  layer.append(dialog);
+  dialog.showModal();
+  focusFirst(dialog);
+  return handle;
+}

@@ -1,0 +1,92 @@
+// What the photo and media pickers share: a styled file chooser, previews with sizes,
+// limits checked before sending, an upload whose bar moves only with the host's
+// acknowledgements, stands still (and says so) while offline, and can be cancelled at any
+// moment; a refused upload offers Retry and Cancel.
+import { actionButton, el, setBusy } from "./dialog.js";
+import { formatBytes } from "../format.js";
+
+/**
+ * @param {object} ui  the dialog
+ * @param {{title: string, noun: string, limit: number, accept: string, maxBytes: number}} spec
+ */
+export function picker(ui, { title, noun, limit, accept, maxBytes }) {
+  ui.heading(title);
+  const most = Number.isFinite(maxBytes) ? `, ${formatBytes(maxBytes)} in all` : "";
+  ui.message(limit > 1 ? `Up to ${limit} ${noun}s${most}.` : `One ${noun}${most}.`);
+  const input = el("input", { type: "file", accept, multiple: limit > 1, class: "visually-hidden", tabindex: "-1", "aria-hidden": "true" });
+  const choose = actionButton(limit > 1 ? `Choose ${noun}s…` : `Choose a ${noun}…`, { style: "chooser" });
+  choose.addEventListener("click", () => input.click());
+  const previews = el("ul", { class: "previews", "aria-label": `Chosen ${noun}s` });
+  const note = el("p", { class: "picker-note" });
+  const progress = el("progress", { max: 1, value: 0, hidden: true, "aria-label": "Upload progress" });
+  const progressText = el("p", { class: "progress-text", role: "status", "aria-live": "polite" });
+  ui.body.append(el("div", { class: "chooser-row" }, choose, input), previews, note, progress, progressText);
+
+  let files = [];
+  let upload = null;
+  const { buttons } = ui.actions([{ title: "Cancel", style: "cancel" }, { title: "Send", preferred: true, enabled: false }], (index, button) => {
+    if (index === 0) return cancel();
+    if (upload?.state === "failed") return upload.retry();
+    return send(button);
+  });
+  const [cancelButton, sendButton] = buttons;
+
+  input.addEventListener("change", () => {
+    files = [...input.files];
+    previews.replaceChildren(...files.slice(0, 12).map((file) => el("li", {},
+      thumbnail(file), el("span", { class: "file-name", text: file.name }), el("span", { class: "file-size", text: formatBytes(file.size) }))));
+    const bytes = files.reduce((sum, file) => sum + file.size, 0);
+    let problem = null;
+    if (files.length > limit) problem = `Too many: ${files.length} chosen, at most ${limit}.`;
+    else if (bytes > maxBytes) problem = `Too large: ${formatBytes(bytes)} chosen, at most ${formatBytes(maxBytes)} in all.`;
+    note.textContent = problem ?? (files.length ? `${files.length} ${noun}${files.length === 1 ? "" : "s"}, ${formatBytes(bytes)}` : "");
+    note.classList.toggle("error-text", Boolean(problem));
+    sendButton.disabled = files.length === 0 || Boolean(problem);
+  });
+
+  const show = ({ state, acked, total, error }) => {
+    progress.hidden = false;
+    progress.value = total ? acked / total : 1;
+    ui.dialog.dataset.upload = state;
+    const amount = `${formatBytes(acked)} of ${formatBytes(total)}`;
+    progressText.textContent = {
+      sending: `Uploading… ${amount}`,
+      paused: `Connection lost at ${amount}. The upload goes on from there when it is back.`,
+      failed: `Stopped at ${amount}.`,
+      finishing: `Uploaded ${formatBytes(total)}; checking…`,
+      done: `Uploaded ${formatBytes(total)}.`,
+      cancelled: "Upload cancelled.",
+      stopped: "",
+    }[state] ?? "";
+    ui.showError(state === "failed" ? `The host refused the upload: ${error}. Retry, or cancel.` : "");
+    setBusy(sendButton, state === "sending" || state === "finishing" || state === "paused");
+    sendButton.querySelector(".label").textContent = state === "failed" ? "Retry" : "Send";
+    sendButton.disabled = state !== "failed";
+    choose.disabled = true;
+  };
+
+  function send() {
+    upload = ui.upload(files, show);
+  }
+
+  function cancel() {
+    setBusy(sendButton, false);
+    if (upload?.active) {
+      setBusy(cancelButton, true);
+      upload.cancel();                    // sends failure cancelled through the dialog
+    } else {
+      ui.fail("cancelled", cancelButton);
+    }
+  }
+  ui.onCancel(cancel);
+  ui.onClose(() => upload?.stop());
+}
+
+/** A picture's thumbnail, or its file type when it has none (or does not decode). */
+function thumbnail(file) {
+  const icon = () => el("span", { class: "file-icon", "aria-hidden": "true", text: (file.name.split(".").pop() || "file").slice(0, 4).toUpperCase() });
+  if (!file.type.startsWith("image/")) return icon();
+  const image = el("img", { src: URL.createObjectURL(file), alt: "" });
+  image.addEventListener("error", () => image.replaceWith(icon()));
+  return image;
+}

@@ -1,0 +1,50 @@
+// `webAuthentication`: with a host-served callback, a sign-in window the host answers for
+// (closing it, Cancel or Escape: `failure` `cancelled`); with a custom scheme, the person
+// pastes the address they were sent to.
+import { registerModal } from "./registry.js";
+import { actionButton, el } from "./dialog.js";
+
+registerModal("webAuthentication", (modal, ui) => (modal.callbackURL ? popupFlow(modal, ui) : pasteFlow(modal, ui)));
+
+function popupFlow(modal, ui) {
+  ui.heading("Sign in with your provider");
+  const note = ui.message("A sign-in window is open. Finish there; this closes by itself.");
+  let popup = null;
+  let closedAt = 0;
+  const cancel = () => { popup?.close(); ui.fail("cancelled", cancelButton); };
+  const open = () => {
+    popup = window.open(modal.url, `auth-${ui.id}`, "popup,width=520,height=640");
+    closedAt = 0;
+    if (popup) {
+      note.textContent = "A sign-in window is open. Finish there; this closes by itself.";
+      ui.showError("");
+    } else {
+      ui.showError("The browser blocked the sign-in window. Allow pop-ups for this page, then open it again.");
+    }
+  };
+  const cancelButton = actionButton("Cancel", { style: "cancel" });
+  const reopen = actionButton("Open sign-in window", { preferred: true });
+  cancelButton.addEventListener("click", cancel);
+  reopen.addEventListener("click", open);
+  ui.body.append(el("div", { class: "actions" }, cancelButton, reopen));
+  ui.onCancel(cancel);
+  // The window closed by the person is a cancel; the host's callback page closes it too,
+  // so wait a moment for the host's dismiss before saying so.
+  const watcher = setInterval(() => {
+    if (!popup?.closed || ui.answered) return;
+    closedAt ||= Date.now();
+    if (Date.now() - closedAt >= 1500) { clearInterval(watcher); ui.fail("cancelled", cancelButton); }
+  }, 250);
+  ui.onClose(() => { clearInterval(watcher); if (popup && !popup.closed) popup.close(); });
+  open();
+}
+
+function pasteFlow(modal, ui) {
+  ui.heading("Sign in with your provider");
+  ui.message(`Open this address, sign in, then paste the ${modal.callbackURLScheme}: address you are sent to.`);
+  ui.body.append(el("a", { href: modal.url, target: "_blank", rel: "noopener", class: "link", text: modal.url }));
+  const pasted = ui.field("Callback address", { attributes: { type: "url", autocomplete: "off" } });
+  const { buttons } = ui.actions([{ title: "Cancel", style: "cancel" }, { title: "Done", preferred: true }], (index, button) =>
+    (index === 0 ? ui.fail("cancelled", button) : ui.resolve({ url: pasted.value }, button)), { submitOnEnter: true });
+  ui.onCancel(() => ui.fail("cancelled", buttons[0]));
+}
