@@ -95,47 +95,31 @@ final class ChooseCountryCoordinator: SessionCoordinator<String?>, @unchecked Se
     }
 }
 
-/// `approve`: one alert on every other connected session of the group (on every host of a
-/// cluster); the first answer wins and every session of the group hears who decided. The
-/// requester is never asked to approve its own request: its control stays busy (waiting)
-/// until someone else answers, for at most two minutes. With nobody else in the group it is
-/// told so at once.
+/// `approve`: one alert on every connected session of the group at once (on every host of
+/// a cluster); the first answer wins and every session of the group hears who decided. The
+/// requester sees its own request with Approve disabled: it can withdraw it (Reject), not
+/// approve it.
 final class ApprovalCoordinator: SessionCoordinator<Void>, @unchecked Sendable {
-    static let timeout: Duration = .seconds(120)
-
     override func start() -> Observable<Void> {
         let session = self.session
+        // Every connected session of the group is asked, the requester too (PROTOCOL.md's
+        // demo table), but the requester's copy has Approve disabled: it can only withdraw
+        // its request (Reject), never approve it itself.
         return RemoteModal.alert(
-            presenter: Presenter.sameGroup(as: session).excluding(session), title: "Approve request?",
-            message: "\(session.client.name) asks for approval",
+            presenter: Presenter.sameGroup(as: session).disablingActions([0], for: session),
+            title: "Approve request?", message: "\(session.client.name) asks for approval",
             actions: [
                 DialogAction.default(title: "Approve", mapContext: { "Approved by \($0.session.client.name)" })
                     .preferred(),
                 .destructive(title: "Reject", mapContext: { "Rejected by \($0.session.client.name)" }),
-            ],
-            timeout: Self.timeout
+            ]
         )
         .map { text in
             for member in session.groupSessions { member.notify(text, level: .info) }
         }
         .catch { error in
-            switch error {
-            case RemoteModalError.timeout:
-                session.notify("Nobody answered the approval request", level: .info)
-            case RemoteModalError.missingPresenter:
-                session.notify(Self.nobodyElse(in: session.client.group), level: .error)
-            default:
-                session.notify("Approval failed: \(error)", level: .error)
-            }
+            session.notify("Approval failed: \(error)", level: .error)
             return .empty()
         }
-    }
-
-    /// What a requester alone in its group (or in none) is told.
-    static func nobodyElse(in group: String?) -> String {
-        guard let group else {
-            return "Approval needs someone else in your group: open the page twice with ?group=NAME (kiosks: --group)"
-        }
-        return "Nobody else in group '\(group)' is connected to approve this request"
     }
 }

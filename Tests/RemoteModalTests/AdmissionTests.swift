@@ -150,6 +150,34 @@ struct AdmissionTests {
         #expect(member.presents.count == 3)
     }
 
+    @Test func anActionDisabledForOneSessionIsShownDisabledThereAndRefusedFromIt() {
+        let harness = HostHarness()
+        let asker = harness.connect(name: "asker", group: "lobby")
+        let peer = harness.connect(name: "peer", group: "lobby")
+        let outcome = Outcome<String>()
+        let session = harness.session(of: asker)
+        _ = RemoteModal.alert(
+            String.self, presenter: Presenter.sameGroup(as: session).disablingActions([0], for: session),
+            title: "Approve request?",
+            actions: [.default(title: "Approve", mapTo: "approved"), .destructive(title: "Reject", mapTo: "rejected")]
+        ).asObservable().subscribe(outcome.observer())
+        harness.settle()
+        #expect(asker.presents.first?.modal.actions?.map(\.enabled) == [false, true])
+        #expect(peer.presents.first?.modal.actions?.map(\.enabled) == [true, true])
+        asker.send(alertResult("m1", action: 0))
+        harness.settle()
+        #expect(asker.errors == [.badMessage])
+        #expect(!outcome.finished)
+        // A resume re-presents it the same way.
+        asker.disconnect()
+        harness.settle()
+        let back = harness.connect(name: "asker", group: "lobby", resume: asker.session)
+        #expect(back.presents.first?.modal.actions?.map(\.enabled) == [false, true])
+        peer.send(alertResult("m1", action: 0))
+        harness.settle()
+        #expect(outcome.elements == ["approved"])
+    }
+
     @Test func tokenGrantsNameTheClientAndLimitItsGroups() throws {
         let grants = try TokenGrant.parse(
             """

@@ -67,8 +67,11 @@ def test_every_state_looks_finished_and_passes_axe(oidc_host, page, tmp_path):
         page.wait_idle("photo")
         page.no_dialog()
 
-        page.tap("approve")                          # alone in the group: said so, as an error
-        page.wait_toast("Nobody else in group 'team' is connected to approve this request")
+        page.tap("approve")                          # alone in the group: its own copy, Approve disabled
+        dialog = page.dialog()
+        shots("approve-own-request")
+        page.button(dialog, "Reject").click()        # withdrawn
+        page.wait_toast("Rejected by kiosk-1")
         shots("toasts")
 
         asker = Peer(oidc_host.url, name="kiosk-2", group="team")

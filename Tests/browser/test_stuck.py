@@ -42,19 +42,32 @@ def test_escape_twice_on_an_alert_without_cancel_keeps_it_and_says_so(host, desk
         asker.close()
 
 
-def test_the_requester_is_not_offered_approve_and_waits(host, desktop):
+def test_the_requester_cannot_approve_its_own_request_and_can_withdraw_it(host, desktop):
     page = desktop
     page.open(host.base, "?group=team&name=asker")
     approver = Peer(host.url, name="boss", group="team")
     try:
         page.tap("approve")
         page.wait().until(lambda d: page.control_busy("approve"))   # the requester's control shows it is waiting
-        assert not page.finds("dialog.modal[open]"), "no Approve button for one's own request"
+        dialog = page.dialog()                                       # its own copy: Approve disabled
+        assert not page.button(dialog, "Approve").is_enabled(), "no approving of one's own request"
+        assert page.button(dialog, "Reject").is_enabled()
         present = approver.expect("present")
         assert present["modal"]["title"] == "Approve request?"
+        assert [a["enabled"] for a in present["modal"]["actions"]] == [True, True]
         approver.call(approver.client.send({"type": "result", "id": present["id"], "value": {"action": 0}}))
         page.wait_toast("Approved by boss")
+        page.no_dialog()                                             # superseded
         page.wait_idle("approve")
+        # Asked again, the requester withdraws it: the others' copies go.
+        page.tap("approve")
+        dialog = page.dialog()
+        again = approver.expect("present")
+        page.button(dialog, "Reject").click()
+        page.wait_toast("Rejected by asker")
+        assert approver.expect("dismiss", id=again["id"])["reason"] == "superseded"
+        page.wait_idle("approve")
+        page.assert_no_bad_message()
     finally:
         approver.close()
 

@@ -43,7 +43,7 @@ def test_browser_on_host1_is_approved_by_a_lobby_kiosk_on_another_host(hosts, ki
         wait(browser, 10).until(
             lambda d: d.find_element(By.ID, "connection").get_attribute("data-state") == "open")
         wait(browser, 10).until(EC.element_to_be_clickable((By.CSS_SELECTOR, "[data-control=approve]"))).click()
-        # One on each other host's lobby client; none for the requester, whose control waits.
+        # One on each other host's lobby client, and the requester's own copy (Approve disabled).
         wait(browser, 10).until(lambda d: d.find_element(By.CSS_SELECTOR, "[data-control=approve]")
                                 .get_attribute("aria-busy") == "true")
         present2 = await lobby2.expect("present", timeout=5)
@@ -166,7 +166,7 @@ def test_a_killed_hosts_members_vanish_within_the_expiry(redis, hosts):
             await asyncio.to_thread(wait_for, lambda: members_seen(host1) >= before + 1 or
                                     metric(host1, "remote_modal_cluster_hosts_seen") >= 3, 10, "host4 to join")
             await asker.tap("approve")
-            mine = await witness.expect("present")        # the requester gets no copy of its own request
+            mine = await witness.expect("present")        # the witness's copy (the requester's cannot approve)
             await victim.expect("present")
             seen = members_seen(host1)
             doomed.process.kill()

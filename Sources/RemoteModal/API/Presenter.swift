@@ -21,6 +21,8 @@ public struct Presenter: Sendable {
     var requester: Session?
     /// Session ids left out of the presentation.
     var excluded: Set<String> = []
+    /// Actions disabled for particular sessions, by session id.
+    var disabledActions: [String: Set<Int>] = [:]
 
     /// The session whose flow runs on this thread or task: set by the host while it
     /// delivers a control's tap, a new session to `sessions`, or a dialog's answer.
@@ -115,6 +117,19 @@ public struct Presenter: Sendable {
     public func excluding(_ session: Session) -> Presenter {
         var presenter = self
         presenter.excluded.insert(session.id)
+        return presenter
+    }
+
+    /// The same presenter, with some actions disabled on one session's copy whatever their
+    /// rules say (the sender of a request sees it but cannot approve it); that session
+    /// answering with one of them gets `bad_message`, as for any disabled action.
+    /// - Parameters:
+    ///   - indices: The actions' positions.
+    ///   - session: The session whose copy has them disabled.
+    /// - Returns: The presenter.
+    public func disablingActions(_ indices: Set<Int>, for session: Session) -> Presenter {
+        var presenter = self
+        presenter.disabledActions[session.id, default: []].formUnion(indices)
         return presenter
     }
 }

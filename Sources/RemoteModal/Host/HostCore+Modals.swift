@@ -96,6 +96,7 @@ extension HostCore {
             description: description, callbacks: callbacks, rules: rules, presentedAt: clock.now,
             uploadBudget: uploadBudget)
         if case .group = presenter.target { presentation.requesterID = presenter.requester?.id }
+        presentation.disabledActions = presenter.disabledActions
         evaluateTextFieldRules(presentation)
         // An action ruled by a host-side sequence stays disabled until the sequence speaks.
         for (index, rule) in rules.enumerated() where index < presentation.actionStates.count {
@@ -131,7 +132,8 @@ extension HostCore {
             session.addPending(modalID, presentation)
             broadcast(session) {
                 .present(
-                    seq: $0, id: modalID, modal: presentation.currentDescription, uploads: uploadOffer(presentation))
+                    seq: $0, id: modalID, modal: presentation.currentDescription(for: session.id),
+                    uploads: uploadOffer(presentation))
             }
             logger.debug("session \(session.shortID): present \(modalID) (\(presentation.description.kind))")
         }
@@ -156,7 +158,7 @@ extension HostCore {
 
     private func sendUpdate(_ presentation: Presentation) {
         for (session, modalID) in presentation.targets {
-            broadcast(session) { .update(seq: $0, id: modalID, actions: presentation.actionStates) }
+            broadcast(session) { .update(seq: $0, id: modalID, actions: presentation.actionStates(for: session.id)) }
         }
     }
 
@@ -315,7 +317,9 @@ extension HostCore {
     }
 
     /// Decides whether a `result` is acceptable: its shape, its uploads, the API's check.
-    func decideResult(_ value: JSONValue, for presentation: Presentation) throws(ProtocolError) -> AnswerDecision {
+    func decideResult(_ value: JSONValue, for presentation: Presentation, answeredBy sessionID: String? = nil)
+        throws(ProtocolError) -> AnswerDecision
+    {
         if case .webAuthentication(_, let callbackURL, nil, _) = presentation.description, callbackURL != nil {
             throw ProtocolError(
                 .badMessage, "this web authentication is answered by its callback URL, not by a result",
@@ -324,7 +328,8 @@ extension HostCore {
         // The last state the client was told must allow the action (`bad_message`, v1), and
         // an action ruled by the text fields must also pass its rule on the result's own
         // text fields (`action_disabled`): `input` only drives the live `update`s.
-        let answer = try presentation.description.validateResult(value, enabled: presentation.actionStates)
+        let answer = try presentation.description.validateResult(
+            value, enabled: presentation.actionStates(for: sessionID))
         if case .action(let index, let textFields) = answer, index < presentation.rules.count,
             case .textFields(let predicate) = presentation.rules[index], !predicate(textFields)
         {

@@ -284,7 +284,7 @@ final class HostCore: @unchecked Sendable {
             for modalID in session.pendingOrder {
                 guard let presentation = session.pending[modalID] else { continue }
                 let present = HostMessage.present(
-                    seq: session.takeSeq(), id: modalID, modal: presentation.currentDescription,
+                    seq: session.takeSeq(), id: modalID, modal: presentation.currentDescription(for: session.id),
                     uploads: uploadOffer(presentation))
                 transport.send(present.encode(), to: connection.id)
             }
@@ -332,7 +332,7 @@ final class HostCore: @unchecked Sendable {
             return nil
         case .result(let id, let value):
             return answer(id, in: session, ref: "result", wire: .result(value)) { presentation throws(ProtocolError) in
-                try decideResult(value, for: presentation)
+                try decideResult(value, for: presentation, answeredBy: session.id)
             }
         case .failure(let id, let code, let text):
             return answer(id, in: session, ref: "failure", wire: .failure(code, text)) { _ in .failure(code, text) }

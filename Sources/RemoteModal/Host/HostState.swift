@@ -232,6 +232,30 @@ final class Presentation: @unchecked Sendable {
         }
     }
 
+    /// Actions disabled for one target session whatever their rules say (a request its
+    /// sender sees but must not approve), by session id.
+    var disabledActions: [String: Set<Int>] = [:]
+
+    /// The action states one target session is shown.
+    func actionStates(for sessionID: String?) -> [Bool] {
+        guard let sessionID, let disabled = disabledActions[sessionID] else { return actionStates }
+        return actionStates.enumerated().map { index, enabled in enabled && !disabled.contains(index) }
+    }
+
+    /// `currentDescription` as one target session is shown it.
+    func currentDescription(for sessionID: String?) -> ModalDescription {
+        guard let sessionID, disabledActions[sessionID] != nil else { return currentDescription }
+        let states = actionStates(for: sessionID)
+        switch currentDescription {
+        case .alert(let title, let message, let fields, let actions):
+            return .alert(title: title, message: message, textFields: fields, actions: apply(states, to: actions))
+        case .actionSheet(let title, let message, let source, let actions):
+            return .actionSheet(title: title, message: message, source: source, actions: apply(states, to: actions))
+        case let other:
+            return other
+        }
+    }
+
     /// The description with the current action states and, for an alert, the text last
     /// typed into each field (never a password's), as a resume re-presents it.
     var currentDescription: ModalDescription {
@@ -250,8 +274,10 @@ final class Presentation: @unchecked Sendable {
         }
     }
 
-    private func applyStates(_ actions: [ActionSpec]) -> [ActionSpec] {
-        zip(actions, actionStates).map { action, enabled in
+    private func applyStates(_ actions: [ActionSpec]) -> [ActionSpec] { apply(actionStates, to: actions) }
+
+    private func apply(_ states: [Bool], to actions: [ActionSpec]) -> [ActionSpec] {
+        zip(actions, states).map { action, enabled in
             var action = action
             action.enabled = enabled
             return action
