@@ -33,7 +33,10 @@ let package = Package(
         .target(name: "ModalProtocol", swiftSettings: strict),
         .systemLibrary(
             name: "CLibWebSockets", pkgConfig: "libwebsockets", providers: [.apt(["libwebsockets-dev", "libssl-dev"])]),
-        .target(name: "WebSocket", dependencies: ["CLibWebSockets", "Logging", "Locking"], swiftSettings: strict),
+        .target(name: "Transport", swiftSettings: strict),
+        .target(
+            name: "WebSocket", dependencies: ["CLibWebSockets", "Transport", "Logging", "Locking"],
+            swiftSettings: strict),
         .systemLibrary(name: "CQREncode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
         .target(name: "QRCode", dependencies: ["CQREncode"], swiftSettings: strict),
         .systemLibrary(name: "CHiredis", providers: [.apt(["libhiredis-dev"])]),
@@ -41,12 +44,12 @@ let package = Package(
         .target(name: "ReactiveTestSupport", dependencies: ["Reactive", "Locking"], swiftSettings: strict),
         .target(name: "Flags", swiftSettings: strict),
         .target(
-            name: "RemoteModalTestSupport", dependencies: ["RemoteModal", "ModalProtocol", "WebSocket", "Locking"],
+            name: "RemoteModalTestSupport", dependencies: ["RemoteModal", "ModalProtocol", "Transport", "Locking"],
             swiftSettings: strict),
         .target(
             name: "RemoteModal",
             dependencies: [
-                "Reactive", "Action", "Coordinator", "ModalProtocol", "WebSocket", "Logging", "Locking", "CMallocStats",
+                "Reactive", "Action", "Coordinator", "ModalProtocol", "Transport", "Logging", "Locking", "CMallocStats",
                 "Redis",
             ],
             swiftSettings: strict),
@@ -80,7 +83,8 @@ let package = Package(
         .testTarget(
             name: "RemoteModalTests",
             dependencies: [
-                "RemoteModal", "RemoteModalTestSupport", "ReactiveTestSupport", "ModalProtocol", "Reactive", "Locking",
+                "RemoteModal", "RemoteModalTestSupport", "Transport", "ReactiveTestSupport", "ModalProtocol",
+                "Reactive", "Locking",
                 "Logging",
                 "CMallocStats",
             ],

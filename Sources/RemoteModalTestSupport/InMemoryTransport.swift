@@ -2,7 +2,7 @@ import Locking
 import ModalProtocol
 import RemoteModal
 import Synchronization
-import WebSocket
+import Transport
 
 /// A transport without sockets: tests open fake client connections, send them through
 /// the host and read what the host sent back. Deterministic and fast.

@@ -1,4 +1,5 @@
 import Foundation
+import Transport
 
 /// The pure parts of admission control: who a client is (`X-Forwarded-For` from trusted
 /// proxies only), which `Host` headers name this server, and bearer-token checks. No I/O,

@@ -1,4 +1,5 @@
 import Foundation
+import Transport
 
 /// How a server splits the process's file descriptors between connections and
 /// everything else. Pure arithmetic besides `raiseOpenFileLimit`.

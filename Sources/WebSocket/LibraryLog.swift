@@ -2,6 +2,7 @@ import CLibWebSockets
 import Locking
 import Logging
 import Synchronization
+import Transport
 
 /// Routes libwebsockets' own log lines (process-wide) through the project's logger.
 enum LibraryLog {

@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import Locking
 import Synchronization
+import Transport
 
 /// Runs work on a server's service loop, as a swift-nio event loop does: the thread that
 /// does the I/O also runs the application's state changes, so events need no hop and
@@ -11,7 +12,7 @@ import Synchronization
 /// (`lws_cancel_service`). Before the loop starts, work runs at once on the caller (nothing
 /// else runs yet); after it has exited, work runs on a serial fallback queue, in order, so
 /// a host can still be shut down and released.
-public final class LoopExecutor: Sendable {
+public final class LoopExecutor: HostExecutor {
     private enum Phase {
         case notStarted
         case running

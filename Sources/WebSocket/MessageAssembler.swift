@@ -1,4 +1,5 @@
 import Foundation
+import Transport
 
 /// Reassembles one connection's fragments into messages and enforces the size limit.
 /// Pure state machine: no I/O, so it tests without a socket.

@@ -1,4 +1,5 @@
 import Foundation
+import Transport
 
 /// One frame waiting to be written, or the request to close after the frames before it.
 enum OutgoingItem: Sendable {

@@ -1,4 +1,5 @@
 import Foundation
+import Transport
 
 /// A `ws://` or `wss://` URL split into what a client connection needs.
 public struct ParsedURL: Sendable, Equatable {

@@ -3,6 +3,7 @@ import Foundation
 import Locking
 import Logging
 import Synchronization
+import Transport
 
 /// Client connections (the kiosk, benchmarks, tests).
 extension ServiceLoop {

@@ -3,6 +3,7 @@ import Foundation
 import Locking
 import Logging
 import Synchronization
+import Transport
 
 /// Plain HTTP on the WebSocket port: health, metrics, routes, static files.
 extension ServiceLoop {

@@ -3,6 +3,7 @@ import Foundation
 import Locking
 import Logging
 import Synchronization
+import Transport
 
 /// Sending: calls from any thread queue frames and closes; the service thread writes one
 /// frame per `WRITEABLE`.

@@ -3,6 +3,7 @@ import Foundation
 import Locking
 import Logging
 import Synchronization
+import Transport
 
 /// The upgrade checks (path, Host, limits, Origin, subprotocol) and HTTP refusals, on the
 /// service thread; the rules themselves are pure functions in `AdmissionPolicy`.

@@ -3,6 +3,7 @@ import Foundation
 import Locking
 import Logging
 import Synchronization
+import Transport
 
 /// One libwebsockets context and the thread that services it: the single place where
 /// `lws_*` functions are called.

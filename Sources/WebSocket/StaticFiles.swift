@@ -1,4 +1,5 @@
 import Foundation
+import Transport
 
 /// Maps request paths to files under a web root, refusing anything that would leave it.
 struct StaticFiles: Sendable {

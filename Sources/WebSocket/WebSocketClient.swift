@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Transport
 
 /// WebSocket client connections on one libwebsockets context and service thread. One
 /// instance can hold thousands of connections (the load generator does).

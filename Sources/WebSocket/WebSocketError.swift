@@ -1,3 +1,5 @@
+import Transport
+
 /// Errors of the WebSocket transport.
 public enum WebSocketError: Error, Equatable, Sendable {
     /// A libwebsockets call failed; names the function and its result.

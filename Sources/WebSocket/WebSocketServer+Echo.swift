@@ -1,6 +1,7 @@
 import Locking
 import Logging
 import Synchronization
+import Transport
 
 extension WebSocketServer {
     /// A server that echoes every message back with its own opcode (text or binary),

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Transport
 
 /// A WebSocket and HTTP server on libwebsockets: `/ws` upgrades, static files from the
 /// web root, `/healthz`, and dynamic routes, all on one port, plain or TLS.

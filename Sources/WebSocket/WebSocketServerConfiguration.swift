@@ -1,4 +1,5 @@
 import Logging
+import Transport
 
 /// A certificate and private key in PEM files, for `wss://` and `https://`.
 public struct TLSConfiguration: Sendable, Equatable {

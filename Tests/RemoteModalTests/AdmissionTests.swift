@@ -6,7 +6,7 @@ import RemoteModal
 import RemoteModalTestSupport
 import Synchronization
 import Testing
-import WebSocket
+import Transport
 
 @Suite("Security: admission, answers judged as they arrive, granted groups, safe logs")
 struct AdmissionTests {

@@ -4,7 +4,7 @@ import Reactive
 import RemoteModal
 import RemoteModalTestSupport
 import Testing
-import WebSocket
+import Transport
 
 struct Signature: CustomModal {
     struct Payload: Encodable, Sendable { let prompt: String }

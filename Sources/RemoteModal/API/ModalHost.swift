@@ -1,7 +1,7 @@
 import Dispatch
 import Logging
 import Reactive
-import WebSocket
+import Transport
 
 /// The host: owns the transport, the sessions and their modals.
 ///

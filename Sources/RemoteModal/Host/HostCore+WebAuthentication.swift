@@ -1,7 +1,7 @@
 import Foundation
 import ModalProtocol
 import Reactive
-import WebSocket
+import Transport
 
 /// A pending host-served web authentication: its `state` and how to resolve it.
 struct AuthCallback: Sendable {

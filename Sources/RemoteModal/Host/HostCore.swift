@@ -5,7 +5,7 @@ import Logging
 import ModalProtocol
 import Reactive
 import Synchronization
-import WebSocket
+import Transport
 
 /// The host's state machine: connections, sessions, presentations.
 ///

@@ -1,7 +1,7 @@
 import Locking
 import ModalProtocol
 import Synchronization
-import WebSocket
+import Transport
 
 /// Counters and the latency histogram behind `/metrics`. Updated by the host executor,
 /// read from the transport's thread; all behind one mutex.

@@ -1,7 +1,7 @@
 import Foundation
 import ModalProtocol
 import Reactive
-import WebSocket
+import Transport
 
 /// The host's view of one connection. Executor-confined: `@unchecked Sendable` only so
 /// closures that hop onto the executor can carry it.

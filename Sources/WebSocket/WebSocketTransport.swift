@@ -1,7 +1,7 @@
 import Locking
 import Logging
 import Synchronization
-import WebSocket
+import Transport
 
 /// The real transport: a libwebsockets server.
 public final class WebSocketTransport: HostTransport {
@@ -60,5 +60,3 @@ public final class WebSocketTransport: HostTransport {
     /// Transport counters.
     public var stats: TransportStats { server.withLock { $0?.stats } ?? TransportStats() }
 }
-
-extension LoopExecutor: HostExecutor {}

@@ -1,5 +1,3 @@
-import WebSocket
-
 /// What the transport reports to the host. The closures may run on any one thread, in
 /// order per connection; the host hops onto its own executor.
 public struct TransportEvents: Sendable {
