@@ -112,7 +112,7 @@ public struct HostOptions: Sendable {
         case (nil, nil):
             break
         default:
-            throw FlagError.invalidValue(flag: "tls-cert", value: "", expected: "given together with --tls-key")
+            throw FlagError.unusable(flag: "tls-cert", reason: "--tls-cert and --tls-key go together")
         }
         options.host.accessToken = flags.string("token")
         options.host.retentionSeconds = try flags.seconds("retention") ?? 60
@@ -123,7 +123,7 @@ public struct HostOptions: Sendable {
             do {
                 options.host.tokenGrants = try TokenGrant.load(path: path)
             } catch {
-                throw FlagError.invalidValue(flag: "token-file", value: path, expected: "\(error)")
+                throw FlagError.unusable(flag: "token-file", reason: "\(error) (format: docs/security.md, \"Token file\")")
             }
         }
         options.host.maxSessions = try flags.int("max-sessions", in: 1...10_000_000) ?? 10_000
@@ -137,15 +137,15 @@ public struct HostOptions: Sendable {
         options.photoMaxBytes = try flags.int("photo-max-bytes", in: 1...Int(Int32.max)) ?? 10 * 1_048_576
         if let name = flags.string("log-level") {
             guard let level = LogLevel(name: name) else {
-                throw FlagError.invalidValue(flag: "log-level", value: name, expected: "a log level")
+                throw FlagError.invalidValue(
+                    flag: "log-level", value: name, expected: "a log level (trace, debug, info, warning, error)")
             }
             options.logLevel = level
         }
         options.oidcIssuer = flags.string("oidc-issuer")
         options.oidcClientID = flags.string("oidc-client-id")
         if options.oidcIssuer != nil, options.oidcClientID == nil {
-            throw FlagError.invalidValue(
-                flag: "oidc-issuer", value: "", expected: "given together with --oidc-client-id")
+            throw FlagError.unusable(flag: "oidc-issuer", reason: "needs --oidc-client-id too")
         }
         options.echo = flags.has("echo")
         options.publicURL = flags.string("public-url")
@@ -182,10 +182,21 @@ public struct HostOptions: Sendable {
         }
         if let token = flags.string("metrics-token") {
             guard !token.isEmpty else {
-                throw FlagError.invalidValue(flag: "metrics-token", value: "", expected: "a non-empty token")
+                throw FlagError.unusable(flag: "metrics-token", reason: "the token must not be empty")
             }
             options.server.metricsToken = token
         }
+    }
+
+    /// Why the page at `/` will not load, when the web root is missing (the host still
+    /// starts: the WebSocket and HTTP endpoints work without it).
+    public var webRootProblem: String? {
+        guard let root = server.webRoot else { return nil }
+        let index = URL(fileURLWithPath: root).appendingPathComponent("index.html").path
+        guard !FileManager.default.fileExists(atPath: index) else { return nil }
+        let absolute = URL(fileURLWithPath: root).standardizedFileURL.path
+        return "no index.html in the web root '\(absolute)': the page at / will not load"
+            + " (run from the project folder, or pass --web-root PATH)"
     }
 
     /// `--public-url`, if given.

@@ -37,6 +37,9 @@ public enum FlagError: Error, Equatable, CustomStringConvertible {
     case repeated(String)
     /// A positional argument where none is accepted.
     case unexpectedArgument(String)
+    /// A flag whose value parses but cannot be used (a file that does not read, a flag
+    /// that needs another one); the reason is a whole sentence.
+    case unusable(flag: String, reason: String)
 
     /// The message to print.
     public var description: String {
@@ -46,6 +49,7 @@ public enum FlagError: Error, Equatable, CustomStringConvertible {
         case .invalidValue(let flag, let value, let expected): "flag '--\(flag)': '\(value)' is not \(expected)"
         case .repeated(let flag): "flag '--\(flag)' given more than once"
         case .unexpectedArgument(let argument): "unexpected argument '\(argument)'"
+        case .unusable(let flag, let reason): "flag '--\(flag)': \(reason)"
         }
     }
 }

@@ -42,6 +42,7 @@ do {
         }
         let flows = DemoFlows.install(on: host, login: login, photoMaxBytes: options.photoMaxBytes)
         try host.start()
+        if let problem = options.webRootProblem { logger.warning(problem) }
         logger.info("demo host ready: open \(options.publicBaseURL)/ in a browser")
         stop = {
             flows.dispose()

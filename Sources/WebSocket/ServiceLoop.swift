@@ -218,7 +218,15 @@ final class ServiceLoop: @unchecked Sendable {
             }
             info.fd_limit_per_thread = 16_384
         }
-        let context = try check(lws_create_context(&info), "lws_create_context")
+        guard let context = lws_create_context(&info) else {
+            // lws says only that it failed; say why when it is the listening socket.
+            if case .server(let configuration) = role,
+                let reason = ListenProbe.refusal(host: configuration.host, port: configuration.port)
+            {
+                throw WebSocketError.cannotListen(address: configuration.host, port: configuration.port, reason: reason)
+            }
+            throw WebSocketError.call(function: "lws_create_context", result: 0)
+        }
         if case .server = role, let vhost = lws_get_vhost_by_name(context, "default") {
             boundPort.store(Int(lws_get_vhost_listen_port(vhost)), ordering: .releasing)
         }

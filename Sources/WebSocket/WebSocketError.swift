@@ -10,6 +10,21 @@ public enum WebSocketError: Error, Equatable, Sendable {
     case invalidState(String)
     /// The connection is not open (closed, never opened, or unknown).
     case notConnected
+    /// The server could not listen: the address and port, and why, in words.
+    case cannotListen(address: String, port: Int, reason: String)
+}
+
+extension WebSocketError: CustomStringConvertible {
+    /// A message for the person who started the server.
+    public var description: String {
+        switch self {
+        case .call(let function, let result): "\(function) failed (\(result))"
+        case .invalidURL(let url): "invalid URL '\(url)'"
+        case .invalidState(let state): state
+        case .notConnected: "not connected"
+        case .cannotListen(let address, let port, let reason): "cannot listen on \(address):\(port): \(reason)"
+        }
+    }
 }
 
 /// Turns a libwebsockets status result into a Swift error naming the function.

@@ -31,9 +31,27 @@ final class SpoolDirectory: Sendable {
         FileManager.default.temporaryDirectory.appendingPathComponent("remote-modal-uploads", isDirectory: true)
     }
 
+    /// Why the spool folder cannot be used, for the person who configured it.
+    struct Unusable: Error, CustomStringConvertible {
+        let description: String
+    }
+
     /// Creates the folder (mode 0700) and removes what earlier runs left.
-    /// - Throws: When the folder cannot be created.
+    /// - Throws: `Unusable` naming the folder when it cannot be created or is not a folder.
     func prepare() throws {
+        var isFolder: ObjCBool = false
+        if FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder), !isFolder.boolValue {
+            throw Unusable(description: "the spool folder '\(url.path)' is a file, not a folder (see --spool-dir)")
+        }
+        do {
+            try createAndSweep()
+        } catch {
+            throw Unusable(
+                description: "cannot create the spool folder '\(url.path)': \(error.localizedDescription) (see --spool-dir)")
+        }
+    }
+
+    private func createAndSweep() throws {
         let files = FileManager.default
         if ownsFolder {
             try files.createDirectory(
