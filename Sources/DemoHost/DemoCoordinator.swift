@@ -46,7 +46,9 @@ final class DemoCoordinator: SessionCoordinator<Void>, @unchecked Sendable {
         session.control("photo", title: "Send photos").bind(to: photo)
         session.control("approve", title: "Request approval").bind(to: approve)
         if options {
-            let showOptions = ButtonAction { [unowned self] in self.coordinate(to: OptionsCoordinator(session: session)) }
+            let showOptions = ButtonAction { [unowned self] in
+                self.coordinate(to: OptionsCoordinator(session: session))
+            }
             actions.append(showOptions)
             session.control("options", title: "Optional fields").bind(to: showOptions)
         }

@@ -88,9 +88,7 @@ public struct HostOptions: Sendable {
                 help: "extra Host header name to serve (.example.com: every subdomain)", repeatable: true),
             FlagSpec("metrics-token", value: "TOKEN", help: "bearer token /metrics requires (default: none needed)"),
             FlagSpec("echo", help: "echo every message back (conformance suites and benchmarks)"),
-            FlagSpec(
-                "demo-options",
-                help: "add an 'options' control showing every optional modal field (HTML mail, subject, prompts; tests)"),
+            FlagSpec("demo-options", help: "add an 'options' control showing the optional modal fields (tests)"),
         ], environmentPrefix: "MODAL_HOST")
 
     /// Creates the defaults.

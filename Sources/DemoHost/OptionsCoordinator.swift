@@ -43,7 +43,8 @@ final class OptionsCoordinator: SessionCoordinator<Void>, @unchecked Sendable {
             Choice?.self, presenter: presenter, source: "options", title: "Optional fields",
             actions: [
                 .default(title: "HTML mail", mapTo: .htmlMail), .default(title: "Hostile mail", mapTo: .hostileMail),
-                .default(title: "Message with subject", mapTo: .subject), .default(title: "Any number of photos", mapTo: .photos),
+                .default(title: "Message with subject", mapTo: .subject),
+                .default(title: "Any number of photos", mapTo: .photos),
                 .default(title: "Configured fields", mapTo: .fields), .cancel(title: "Cancel", mapTo: nil),
             ]
         )
@@ -63,7 +64,9 @@ final class OptionsCoordinator: SessionCoordinator<Void>, @unchecked Sendable {
         }
     }
 
-    private static func mail(body: String, attach: Bool, _ presenter: Presenter, _ session: Session) -> Observable<Void> {
+    private static func mail(
+        body: String, attach: Bool, _ presenter: Presenter, _ session: Session
+    ) -> Observable<Void> {
         RemoteModal.mailComposer(presenter: presenter) { mail in
             mail.to = ["support@example.com"]
             mail.subject = "Your invoice"

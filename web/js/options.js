@@ -31,6 +31,8 @@ export function fieldAttributes(field) {
   if (typeof field?.contentType === "string" && /^[\w -]{1,64}$/.test(field.contentType)) attributes.autocomplete = field.contentType;
   if (field?.secure === true) attributes.type = "password";
   if (field?.secure === false && attributes.type === "password") attributes.type = "text";
+  // Browsers ignore "off" on a password field (and fill it anyway): leave it out there.
+  if (attributes.type === "password" && attributes.autocomplete === "off") delete attributes.autocomplete;
   if (attributes.type === "password" || ["none", "off"].includes(attributes.autocapitalize)) attributes.autocorrect = "off";
   return attributes;
 }
@@ -98,7 +100,7 @@ export function safeHref(href) {
 
 /**
  * A parsed HTML body as a safe tree: strings, and `{tag, href?, children}` for the allowed
- * elements only (`href` only on links, only when `safeHref` keeps it). Comments and the
+ * elements only (`href` on every link: a link `safeHref` refuses is kept as its text). Comments and the
  * dropped elements vanish with their content; other elements (div, span, table, font...)
  * give way to their children. Past 32 levels only text is kept.
  */
@@ -113,7 +115,12 @@ export function sanitizeTree(root, depth = 0) {
     const children = sanitizeTree(node, depth + 1);
     if (!KEPT.has(tag)) { out.push(...children); continue; }
     const item = { tag, children };
-    if (tag === "a") { const href = safeHref(node.getAttribute?.("href")); if (href) item.href = href; }
+    if (tag === "a") {
+      // A link without a safe address is only its text: nothing to follow, nothing that looks followable.
+      const href = safeHref(node.getAttribute?.("href"));
+      if (!href) { out.push(...children); continue; }
+      item.href = href;
+    }
     out.push(item);
   }
   return out;

@@ -21,7 +21,7 @@ registerModal("mailComposer", (modal, ui) => {
       { key: "to", label: "To", value: joined(modal.to) },
       { key: "cc", label: "Cc", value: joined(modal.cc) },
       { key: "bcc", label: "Bcc", value: joined(modal.bcc) },
-      hasFrom ? { key: "from", label: "From", value: modal.from, attributes: { type: "email", inputmode: "email", spellcheck: "false" } } : null,
+      hasFrom ? { key: "from", label: "From", value: modal.from, attributes: { type: "email", autocomplete: "email", spellcheck: "false" } } : null,
       { key: "subject", label: "Subject", value: modal.subject ?? "" },
       modal.isHTML ? { key: "body", build: (dialog) => htmlBody(dialog, modal.body ?? "") }
                    : { key: "body", label: "Body", value: modal.body ?? "", multiline: true },
