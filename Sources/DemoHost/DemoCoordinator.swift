@@ -10,10 +10,12 @@ final class DemoCoordinator: SessionCoordinator<Void>, @unchecked Sendable {
     private var actions: [ButtonAction] = []
     private let login: OpenIDLogin?
     private let photoMaxBytes: Int
+    private let options: Bool
 
-    init(session: Session, login: OpenIDLogin?, photoMaxBytes: Int) {
+    init(session: Session, login: OpenIDLogin?, photoMaxBytes: Int, options: Bool = false) {
         self.login = login
         self.photoMaxBytes = photoMaxBytes
+        self.options = options
         super.init(session: session)
     }
 
@@ -43,6 +45,13 @@ final class DemoCoordinator: SessionCoordinator<Void>, @unchecked Sendable {
         session.control("country", title: "Choose country").bind(to: country)
         session.control("photo", title: "Send photos").bind(to: photo)
         session.control("approve", title: "Request approval").bind(to: approve)
+        if options {
+            let showOptions = ButtonAction { [unowned self] in
+                self.coordinate(to: OptionsCoordinator(session: session))
+            }
+            actions.append(showOptions)
+            session.control("options", title: "Optional fields").bind(to: showOptions)
+        }
         // Runs until the session ends (the caller takes until `session.ended`).
         return Observable.never().do(onDispose: { [self] in actions = [] })
     }

@@ -8,12 +8,13 @@ public enum DemoFlows {
     ///   - host: The host.
     ///   - login: The OpenID Connect login, or `nil` to leave the `login` control out.
     ///   - photoMaxBytes: The most bytes the `photo` picker accepts in all (default 10 MiB).
+    ///   - options: Whether to add the `options` control (`OptionsCoordinator`).
     /// - Returns: A disposable that stops starting flows on new sessions.
-    public static func install(on host: ModalHost, login: OpenIDLogin? = nil, photoMaxBytes: Int = 10 * 1_048_576)
-        -> any Disposable
-    {
+    public static func install(
+        on host: ModalHost, login: OpenIDLogin? = nil, photoMaxBytes: Int = 10 * 1_048_576, options: Bool = false
+    ) -> any Disposable {
         host.sessions.subscribe(onNext: { session in
-            DemoCoordinator(session: session, login: login, photoMaxBytes: photoMaxBytes).start()
+            DemoCoordinator(session: session, login: login, photoMaxBytes: photoMaxBytes, options: options).start()
                 .take(until: session.ended)
                 .subscribe()
                 .disposed(by: session.disposeBag)

@@ -20,6 +20,8 @@ public struct HostOptions: Sendable {
     public var oidcClientID: String?
     /// The most bytes the demo's photo picker accepts.
     public var photoMaxBytes = 10 * 1_048_576
+    /// Whether sessions get the `options` control (`--demo-options`).
+    public var demoOptions = false
 
     /// The flags `modal-host` accepts.
     public static let parser = FlagParser(
@@ -86,6 +88,7 @@ public struct HostOptions: Sendable {
                 help: "extra Host header name to serve (.example.com: every subdomain)", repeatable: true),
             FlagSpec("metrics-token", value: "TOKEN", help: "bearer token /metrics requires (default: none needed)"),
             FlagSpec("echo", help: "echo every message back (conformance suites and benchmarks)"),
+            FlagSpec("demo-options", help: "add an 'options' control showing the optional modal fields (tests)"),
         ], environmentPrefix: "MODAL_HOST")
 
     /// Creates the defaults.
@@ -148,6 +151,7 @@ public struct HostOptions: Sendable {
             throw FlagError.unusable(flag: "oidc-issuer", reason: "needs --oidc-client-id too")
         }
         options.echo = flags.has("echo")
+        options.demoOptions = flags.has("demo-options")
         options.publicURL = flags.string("public-url")
         try parseAdmission(flags, into: &options)
         options.host.instance = flags.string("instance")

@@ -40,7 +40,8 @@ do {
         let login = options.oidcIssuer.flatMap(URL.init(string:)).map {
             OpenIDLogin(issuer: $0, clientID: options.oidcClientID ?? "")
         }
-        let flows = DemoFlows.install(on: host, login: login, photoMaxBytes: options.photoMaxBytes)
+        let flows = DemoFlows.install(
+            on: host, login: login, photoMaxBytes: options.photoMaxBytes, options: options.demoOptions)
         try host.start()
         if let problem = options.webRootProblem { logger.warning(problem) }
         logger.info("demo host ready: open \(options.publicBaseURL)/ in a browser")

@@ -130,3 +130,65 @@ def test_every_state_looks_finished_and_passes_axe(oidc_host, page, tmp_path):
 
     assert not failures, "\n".join(f"{name} {size} {scheme}: {v['id']} ({v['impact']}) {v['help']}: {v['nodes'][:3]}"
                                    for name, size, scheme, v in failures)
+
+
+def test_optional_field_states_look_finished_and_pass_axe(page, tmp_path):
+    """The states of the optional fields (modal-host --demo-options): an HTML mail with From
+    and an attachment, one removed, edited as text, a hostile body shown inert, a message
+    subject, a picker's prompt with no limit and a type the host refused, configured fields."""
+    failures = []
+    shots = lambda name: page.both_schemes(name, failures)   # noqa: E731
+    host = RestartableHost("--web-root", "web", "--demo-options")
+    try:
+        page.open(host.base)
+        page.tap("options")
+        page.dialog()
+        shots("options-sheet")
+        page.button(page.dialog(), "Cancel").click()
+        page.no_dialog()
+
+        dialog = page.through_sheet("options", "HTML mail")
+        shots("mail-html")
+        page.script("arguments[0].scrollTop = arguments[0].scrollHeight", dialog)
+        dialog.find_element(By.CSS_SELECTOR, ".attachment button").click()
+        shots("mail-attachment-removed")
+        page.button(dialog, "Edit as text").click()
+        shots("mail-html-as-text")
+        page.button(dialog, "Cancel").click()
+        page.wait_idle("options")
+
+        dialog = page.through_sheet("options", "Hostile mail")
+        shots("mail-hostile")
+        assert page.script("return window.__xss") is None
+        page.button(dialog, "Cancel").click()
+        page.wait_idle("options")
+
+        dialog = page.through_sheet("options", "Message with subject")
+        shots("message-subject")
+        page.button(dialog, "Cancel").click()
+        page.wait_idle("options")
+
+        dialog = page.through_sheet("options", "Any number of photos")
+        shots("photos-prompt")
+        notes = tmp_path / "notes.txt"
+        notes.write_text("not a picture\n")
+        dialog.find_element(By.CSS_SELECTOR, "input[type=file]").send_keys(str(notes))
+        page.button(dialog, "Send").click()
+        page.wait().until(lambda d: dialog.find_element(By.CSS_SELECTOR, ".error-text").is_displayed())
+        shots("photos-type-refused")
+        page.button(dialog, "Cancel").click()
+        page.wait_idle("options")
+
+        dialog = page.through_sheet("options", "Configured fields")
+        code, pin = dialog.find_elements(By.TAG_NAME, "input")[:2]
+        code.send_keys("123456")
+        pin.send_keys("4321")
+        shots("fields-configured")
+        page.button(dialog, "Cancel").click()
+        page.wait_idle("options")
+        page.no_dialog()
+    finally:
+        host.stop()
+
+    assert not failures, "\n".join(f"{name} {size} {scheme}: {v['id']} ({v['impact']}) {v['help']}: {v['nodes'][:3]}"
+                                   for name, size, scheme, v in failures)

@@ -5,15 +5,21 @@ const list = (text) => text.split(/[,;]/).map((part) => part.trim()).filter(Bool
 
 /**
  * @param {object} ui  the dialog
- * @param {{title: string, fields: [string, string, string, boolean][], statuses: [string, string][],
+ * @param {{title: string, fields: (object|null)[], statuses: [string, string][],
  *          content(values: object, list: Function): object}} spec
- *   fields: [key, label, initial value, multiline]; statuses: [button title, status]
+ *   fields (null ones are left out): `{key, label, value, multiline, attributes}` for a text
+ *   field, or `{key, build(ui) -> {value()}}` for a part of its own (an HTML body, attachments);
+ *   statuses: [button title, status]
  */
 export function composer(ui, { title, fields, statuses, content }) {
   ui.heading(title);
-  const inputs = Object.fromEntries(fields.map(([key, label, value, multiline]) =>
-    [key, ui.field(label, { value, multiline, attributes: { autocomplete: "off", name: key } })]));
-  const values = () => Object.fromEntries(Object.entries(inputs).map(([key, input]) => [key, input.value]));
+  const parts = fields.filter(Boolean).map((field) => {
+    if (field.build) return [field.key, field.build(ui)];
+    const input = ui.field(field.label, { value: field.value, multiline: field.multiline,
+                                         attributes: { autocomplete: "off", name: field.key, ...field.attributes } });
+    return [field.key, { value: () => input.value }];
+  });
+  const values = () => Object.fromEntries(parts.map(([key, part]) => [key, part.value()]));
   const answer = (index, button) => ui.resolve({ status: statuses[index][1], ...content(values(), list) }, button);
   const actions = statuses.map(([name, status], index) => ({
     title: name, style: status === "cancelled" ? "cancel" : "default", enabled: true, preferred: index === statuses.length - 1,
@@ -23,7 +29,7 @@ export function composer(ui, { title, fields, statuses, content }) {
   ui.body.addEventListener("keydown", (event) => {
     if (event.key !== "Enter" || event.target.tagName !== "INPUT") return;
     event.preventDefault();
-    const order = Object.values(inputs);
+    const order = [...ui.body.querySelectorAll("input:not([type=file]), textarea")].filter((node) => node.offsetParent !== null);
     order[order.indexOf(event.target) + 1]?.focus();
   });
   ui.onCancel(() => answer(0, buttons[0]));

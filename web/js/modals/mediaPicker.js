@@ -1,8 +1,10 @@
-// `mediaPicker`: audio (or other media) files, one or many, uploaded, then the result.
+// `mediaPicker`: audio or video files (`types`), one or many, the host's `prompt` above,
+// uploaded, then the result.
 import { registerModal } from "./registry.js";
 import { picker } from "./picker.js";
+import { acceptFor, pickerLimit } from "../options.js";
 
 registerModal("mediaPicker", (modal, ui) => picker(ui, {
-  title: "Choose media", noun: "file", limit: modal.allowsMultiple ? 1000 : 1, maxBytes: modal.maxBytes ?? Infinity,
-  accept: (modal.types ?? ["audio"]).map((type) => `${type}/*`).join(","),
+  title: "Choose media", noun: "file", limit: pickerLimit(modal), maxBytes: modal.maxBytes ?? Infinity,
+  accept: acceptFor(modal), prompt: modal.prompt,
 }));

@@ -1,10 +1,17 @@
-// `messageComposer`: recipients and text; Cancel, Send.
+// `messageComposer`: recipients, the subject (when the host sends one), text; Cancel, Send.
 import { registerModal } from "./registry.js";
 import { composer } from "./composer.js";
 
-registerModal("messageComposer", (modal, ui) => composer(ui, {
-  title: "New message",
-  fields: [["recipients", "To", (modal.recipients ?? []).join(", ")], ["body", "Message", modal.body ?? "", true]],
-  statuses: [["Cancel", "cancelled"], ["Send", "sent"]],
-  content: (v, list) => ({ message: { recipients: list(v.recipients), body: v.body } }),
-}));
+registerModal("messageComposer", (modal, ui) => {
+  const hasSubject = typeof modal.subject === "string";
+  composer(ui, {
+    title: "New message",
+    fields: [
+      { key: "recipients", label: "To", value: (modal.recipients ?? []).join(", ") },
+      hasSubject ? { key: "subject", label: "Subject", value: modal.subject } : null,
+      { key: "body", label: "Message", value: modal.body ?? "", multiline: true },
+    ],
+    statuses: [["Cancel", "cancelled"], ["Send", "sent"]],
+    content: (v, list) => ({ message: { recipients: list(v.recipients), body: v.body, ...(hasSubject ? { subject: v.subject } : {}) } }),
+  });
+});

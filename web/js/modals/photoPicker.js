@@ -1,8 +1,10 @@
-// `photoPicker`: up to `selectionLimit` images (or videos; 0: no limit), uploaded, then the result.
+// `photoPicker`: up to `selectionLimit` images or videos (`filter`; 0: no limit), the host's
+// `prompt` above, uploaded, then the result.
 import { registerModal } from "./registry.js";
 import { picker } from "./picker.js";
+import { acceptFor, pickerLimit } from "../options.js";
 
 registerModal("photoPicker", (modal, ui) => picker(ui, {
-  title: "Choose photos", noun: "photo", limit: modal.selectionLimit === 0 ? 1000 : modal.selectionLimit ?? 1, maxBytes: modal.maxBytes ?? Infinity,
-  accept: (modal.filter ?? ["image"]).map((type) => `${type}/*`).join(","),
+  title: "Choose photos", noun: "photo", limit: pickerLimit(modal), maxBytes: modal.maxBytes ?? Infinity,
+  accept: acceptFor(modal), prompt: modal.prompt,
 }));

@@ -4,15 +4,31 @@
 // moment; a refused upload offers Retry and Cancel.
 import { actionButton, el, setBusy } from "./dialog.js";
 import { formatBytes } from "../format.js";
+import { MOST_FILES } from "../options.js";
 
 /**
  * @param {object} ui  the dialog
- * @param {{title: string, noun: string, limit: number, accept: string, maxBytes: number}} spec
+ * @param {{title: string, noun: string, limit: number, accept: string, maxBytes: number, prompt?: string}} spec
+ *   limit: `Infinity` for no limit (the protocol's 1,000 files still apply)
  */
-export function picker(ui, { title, noun, limit, accept, maxBytes }) {
+export function picker(ui, { title, noun, limit, accept, maxBytes, prompt }) {
   ui.heading(title);
-  const most = Number.isFinite(maxBytes) ? `, ${formatBytes(maxBytes)} in all` : "";
-  ui.message(limit > 1 ? `Up to ${limit} ${noun}s${most}.` : `One ${noun}${most}.`);
+  const most = Number.isFinite(maxBytes) ? `${formatBytes(maxBytes)} in all` : "";
+  const tail = most ? `, ${most}` : "";
+  let rule;
+  if (!Number.isFinite(limit)) rule = `Any number of ${describeAccept(accept, true) ?? `${noun}s`}${tail}.`;
+  else if (limit > 1) rule = `Up to ${limit} ${describeAccept(accept, true) ?? `${noun}s`}${tail}.`;
+  else rule = `One ${describeAccept(accept, false) ?? noun}${tail}.`;
+  // The host's prompt is what the person reads first; the rule follows it.
+  if (typeof prompt === "string" && prompt) {
+    const line = el("p", { id: `prompt-${ui.id}`, class: "prompt", text: prompt });
+    ui.body.append(line);
+    ui.message(rule, { className: "message picker-rule" });
+    ui.dialog.setAttribute("aria-describedby", `${line.id} message-${ui.id}`);
+  } else {
+    ui.message(rule);
+  }
+  limit = Math.min(limit, MOST_FILES);
   const input = el("input", { type: "file", accept, multiple: limit > 1, class: "visually-hidden", tabindex: "-1", "aria-hidden": "true" });
   const choose = actionButton(limit > 1 ? `Choose ${noun}s…` : `Choose a ${noun}…`, { style: "chooser" });
   choose.addEventListener("click", () => input.click());
@@ -32,6 +48,16 @@ export function picker(ui, { title, noun, limit, accept, maxBytes }) {
   const [cancelButton, sendButton] = buttons;
 
   input.addEventListener("change", () => {
+    // Files chosen again after a refusal (a type the host does not take): a new upload.
+    if (upload?.state === "failed") {
+      upload.stop();
+      upload = null;
+      progress.hidden = true;
+      progressText.textContent = "";
+      delete ui.dialog.dataset.upload;
+      ui.showError("");
+      sendButton.querySelector(".label").textContent = "Send";
+    }
     files = [...input.files];
     previews.replaceChildren(...files.slice(0, 12).map((file) => el("li", {},
       thumbnail(file), el("span", { class: "file-name", text: file.name }), el("span", { class: "file-size", text: formatBytes(file.size) }))));
@@ -58,11 +84,11 @@ export function picker(ui, { title, noun, limit, accept, maxBytes }) {
       cancelled: "Upload cancelled.",
       stopped: "",
     }[state] ?? "";
-    ui.showError(state === "failed" ? `The host refused the upload: ${error}. Retry, or cancel.` : "");
+    ui.showError(state === "failed" ? `The host refused the upload: ${error}. Retry, choose other ${noun}s, or cancel.` : "");
     setBusy(sendButton, state === "sending" || state === "finishing" || state === "paused");
     sendButton.querySelector(".label").textContent = state === "failed" ? "Retry" : "Send";
     sendButton.disabled = state !== "failed";
-    choose.disabled = true;
+    choose.disabled = state !== "failed";
   };
 
   function send() {
@@ -80,6 +106,13 @@ export function picker(ui, { title, noun, limit, accept, maxBytes }) {
   }
   ui.onCancel(cancel);
   ui.onClose(() => upload?.stop());
+}
+
+/** What a chooser's `accept` lets through, in words ("images or videos"); null: anything. */
+function describeAccept(accept, plural) {
+  const names = { "image/*": "photo", "video/*": "video", "audio/*": "audio file" };
+  const kinds = accept.split(",").map((type) => names[type]).filter(Boolean).map((name) => (plural ? `${name}s` : name));
+  return kinds.length ? kinds.join(" or ") : null;
 }
 
 /** A picture's thumbnail, or its file type when it has none (or does not decode). */
