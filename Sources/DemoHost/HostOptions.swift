@@ -126,7 +126,8 @@ public struct HostOptions: Sendable {
             do {
                 options.host.tokenGrants = try TokenGrant.load(path: path)
             } catch {
-                throw FlagError.unusable(flag: "token-file", reason: "\(error) (format: docs/security.md, \"Token file\")")
+                throw FlagError.unusable(
+                    flag: "token-file", reason: "\(error) (format: docs/security.md, \"Token file\")")
             }
         }
         options.host.maxSessions = try flags.int("max-sessions", in: 1...10_000_000) ?? 10_000

@@ -29,7 +29,8 @@ enum ListenProbe {
         }
         guard result != 0 else { return nil }
         switch errno {
-        case EADDRINUSE: return "the port is already in use (another modal-host, or `make demo`? choose one with --port)"
+        case EADDRINUSE:
+            return "the port is already in use (another modal-host, or `make demo`? choose one with --port)"
         case EACCES: return "not allowed to listen on this port (ports below 1024 need privileges)"
         case EADDRNOTAVAIL: return "this machine has no address \(host) (see --host)"
         default: return String(cString: strerror(errno))

@@ -47,7 +47,8 @@ final class SpoolDirectory: Sendable {
             try createAndSweep()
         } catch {
             throw Unusable(
-                description: "cannot create the spool folder '\(url.path)': \(error.localizedDescription) (see --spool-dir)")
+                description:
+                    "cannot create the spool folder '\(url.path)': \(error.localizedDescription) (see --spool-dir)")
         }
     }
 
