@@ -86,6 +86,9 @@ public struct HostOptions: Sendable {
             FlagSpec(
                 "allowed-host", value: "NAME",
                 help: "extra Host header name to serve (.example.com: every subdomain)", repeatable: true),
+            FlagSpec(
+                "max-outgoing-memory", value: "BYTES",
+                help: "bytes waiting to be sent across all connections (default 268435456: 256 MiB)"),
             FlagSpec("metrics-token", value: "TOKEN", help: "bearer token /metrics requires (default: none needed)"),
             FlagSpec("echo", help: "echo every message back (conformance suites and benchmarks)"),
             FlagSpec("demo-options", help: "add an 'options' control showing the optional modal fields (tests)"),
@@ -133,6 +136,8 @@ public struct HostOptions: Sendable {
         options.host.maxSessions = try flags.int("max-sessions", in: 1...10_000_000) ?? 10_000
         options.host.maxSessionsPerAddress = try flags.int("max-sessions-per-address", in: 1...10_000_000) ?? 64
         options.host.maxRetainedSessions = try flags.int("max-retained-sessions", in: 0...10_000_000) ?? 2_000
+        options.server.maxOutgoingBytes =
+            try flags.int("max-outgoing-memory", in: 1_048_576...(1 << 40)) ?? 256 * 1_048_576
         options.host.uploadWindow = try flags.int("upload-window", in: 1...1_024) ?? 8
         options.host.uploadBytesPerSecond = try flags.int("upload-rate", in: 1_024...Int(Int32.max)) ?? 32 * 1_048_576
         options.host.maxUploadMemoryBytes = try flags.int("max-upload-memory", in: 0...(1 << 40)) ?? 64 * 1_048_576

@@ -181,7 +181,10 @@ public enum ClientMessage: Sendable, Equatable {
         case "event":
             return .event(control: try fields.string("control"))
         default:
-            throw ProtocolError(.unknownType, "unknown message type '\(type)'", ref: type)
+            // The type is the peer's text: echoed at most 64 characters, so an error is never
+            // an amplifier (a 60 KB type must not earn a 120 KB reply).
+            let shown = type.count > 64 ? String(type.prefix(64)) + "…" : type
+            throw ProtocolError(.unknownType, "unknown message type '\(shown)'", ref: shown)
         }
     }
 

@@ -294,7 +294,10 @@ public enum HostMessage: Sendable, Equatable {
                     ErrorCode(rawValue: try fields.string("code")), try fields.string("message"),
                     ref: try fields.optionalString("ref")))
         default:
-            throw ProtocolError(.unknownType, "unknown message type '\(type)'", ref: type)
+            // The type is the peer's text: echoed at most 64 characters, so an error is never
+            // an amplifier (a 60 KB type must not earn a 120 KB reply).
+            let shown = type.count > 64 ? String(type.prefix(64)) + "…" : type
+            throw ProtocolError(.unknownType, "unknown message type '\(shown)'", ref: shown)
         }
     }
 }

@@ -50,6 +50,17 @@ struct OutgoingQueue {
         return .queued
     }
 
+    /// Drops the queued frames and queues a 1008 close with `reason` (the host-wide
+    /// outgoing budget is spent, and this connection is the one asking for more).
+    mutating func overflow(reason: String) -> AppendResult {
+        guard !closing else { return .closing }
+        items = [.close(.policyViolation, reason)]
+        head = 0
+        bytes = 0
+        closing = true
+        return .overflow
+    }
+
     mutating func popFirst() -> OutgoingItem? {
         guard head < items.count else { return nil }
         let item = items[head]

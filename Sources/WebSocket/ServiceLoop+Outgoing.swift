@@ -34,8 +34,14 @@ extension ServiceLoop {
         // that are added after it. Saves a syscall per message when the host sends in bursts.
         var wakeAlreadyPending = false
         let result: OutgoingQueue.AppendResult? = shared.withLock { shared in
-            guard shared.queues[id] != nil else { return nil }
-            let result = shared.queues[id]!.append(item)
+            guard let before = shared.queues[id]?.bytes else { return nil }
+            let result: OutgoingQueue.AppendResult
+            if case .message(let message) = item, shared.queuedBytes + message.byteCount > maxOutgoingBytes {
+                result = shared.queues[id]!.overflow(reason: "host outgoing budget")
+            } else {
+                result = shared.queues[id]!.append(item)
+            }
+            shared.queuedBytes += shared.queues[id]!.bytes - before
             switch result {
             case .queued:
                 if !direct {
@@ -100,7 +106,9 @@ extension ServiceLoop {
     func writeNext(_ wsi: OpaquePointer) -> Int32 {
         let id = ConnectionID(rawValue: rm_connection_id(wsi))
         let (item, more): (OutgoingItem?, Bool) = shared.withLock { shared in
+            let before = shared.queues[id]?.bytes ?? 0
             let item = shared.queues[id]?.popFirst()
+            shared.queuedBytes -= before - (shared.queues[id]?.bytes ?? 0)
             // Counted here, in the same lock (a failed write closes the connection anyway).
             if case .message = item { shared.stats.messagesSent += 1 }
             return (item, !(shared.queues[id]?.isEmpty ?? true))

@@ -41,6 +41,8 @@ final class ServiceLoop: @unchecked Sendable {
         var stopping = false
         var forceExit = false
         var stats = TransportStats()
+        /// Bytes queued across every connection (bounded by `maxOutgoingBytes`).
+        var queuedBytes = 0
     }
 
     let role: Role
@@ -51,6 +53,8 @@ final class ServiceLoop: @unchecked Sendable {
     let shared = Locked(Shared())
     let nextID = Atomic<UInt64>(1)
     let queueLimit: Int
+    /// The host-wide bound on bytes waiting to be sent.
+    let maxOutgoingBytes: Int
     let maxMessageBytes: Int
     let exited = DispatchSemaphore(value: 0)
     let started = DispatchSemaphore(value: 0)
@@ -91,6 +95,7 @@ final class ServiceLoop: @unchecked Sendable {
         switch role {
         case .server(let configuration):
             queueLimit = configuration.outgoingQueueLimitBytes
+            maxOutgoingBytes = configuration.maxOutgoingBytes
             maxMessageBytes = configuration.maxMessageBytes
             staticFiles = configuration.webRoot.map(StaticFiles.init(root:))
             name = configuration.subprotocol
@@ -100,6 +105,7 @@ final class ServiceLoop: @unchecked Sendable {
                 names: configuration.allowedHosts)
         case .client:
             queueLimit = 64 * 1_048_576
+            maxOutgoingBytes = Int.max
             maxMessageBytes = 16 * 1_048_576
             staticFiles = nil
             trustedProxies = []
@@ -394,6 +400,7 @@ final class ServiceLoop: @unchecked Sendable {
             ?? (.abnormal, "")
         serviceThreadLocalClose[id] = nil
         let stopping = shared.withLock { shared -> Bool in
+            shared.queuedBytes -= shared.queues[id]?.bytes ?? 0
             shared.queues[id] = nil
             shared.stats.openConnections -= 1
             return shared.stopping

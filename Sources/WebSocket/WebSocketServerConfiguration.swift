@@ -66,6 +66,10 @@ public struct WebSocketServerConfiguration: Sendable {
     /// Bytes that may wait in one connection's outgoing queue; past it the connection
     /// is closed with 1008 (a client that stopped reading).
     public var outgoingQueueLimitBytes = 4 * 1_048_576
+    /// Bytes queued for sending across all connections; past it, a connection that asks to
+    /// queue more is closed with 1008 "host outgoing budget" (clients that stop reading
+    /// must not add up to the host's memory).
+    public var maxOutgoingBytes = 256 * 1_048_576
     /// The folder served at `/`, or `nil` to serve no files.
     public var webRoot: String?
     /// How many seconds `stop()` waits for connections to close before cutting them.

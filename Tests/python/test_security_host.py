@@ -4,6 +4,7 @@ Distinct clients come from distinct loopback addresses (127.0.0.2, 127.0.0.3, ..
 import asyncio
 import json
 import os
+import socket
 import tempfile
 import subprocess
 import time
@@ -221,3 +222,74 @@ def test_client_strings_cannot_forge_log_lines_and_typed_text_stays_out_of_info_
     assert not any(line.startswith("12:00:00.000 info [host] session FORGED") for line in text.splitlines())
     assert "\\n12:00:00.000 info [host] session FORGED\\u001b[2J" in text
     assert "secret.person@example.com" not in text
+
+
+def test_errors_never_amplify_and_non_readers_share_one_outgoing_budget():
+    host = Host("--max-outgoing-memory", str(1 << 20), "--rate", "100000", "--burst", "100000")
+    try:
+        async def echo_size():
+            client = await ProtocolClient.open(host.url, name="probe")
+            await client.send({"type": "X" * 60000})
+            error = await client.expect("error")
+            await client.close()
+            return len(json.dumps(error))
+
+        assert run(echo_size()) < 400  # a 60 KB unknown type gets a short error, not 120 KB
+
+        def open_non_reader(index):
+            sock = socket.socket()
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+            sock.bind((f"127.0.0.{2 + index % 4}", 0))
+            sock.connect(("127.0.0.1", host.port))
+            sock.sendall(f"GET /ws HTTP/1.1\r\nHost: 127.0.0.1:{host.port}\r\nUpgrade: websocket\r\n"
+                         "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+                         "Sec-WebSocket-Version: 13\r\n\r\n".encode())
+            assert b" 101 " in sock.recv(4096)
+            sock.sendall(masked(json.dumps({"type": "hello", "protocol": 1, "client": {"kind": "x", "name": "n"},
+                                            "capabilities": ["alert"]}).encode()))
+            return sock
+
+        start = rss_kib(host.process.pid)
+        sockets = [open_non_reader(i) for i in range(16)]
+        # Each never reads and keeps asking for replies: unknown types (an error each, about
+        # 150 bytes), with an accepted message every 20 so "20 errors in a row" never closes it.
+        frame = masked(json.dumps({"type": "Y" * 64}).encode())
+        ok = masked(json.dumps({"type": "event", "control": "nope"}).encode())
+        deadline = time.time() + 20
+        closed = 0
+        while time.time() < deadline and closed < len(sockets):
+            closed = 0
+            for sock in sockets:
+                try:
+                    sock.sendall((frame * 19 + ok) * 50)
+                except OSError:
+                    closed += 1
+        with urllib.request.urlopen(f"http://127.0.0.1:{host.port}/metrics") as reply:
+            metrics = reply.read().decode()
+        slow = int(next(l for l in metrics.splitlines() if l.startswith("remote_modal_slow_consumers_total ")).split()[1])
+        grew = rss_kib(host.process.pid) - start
+        print(f"\nnon-readers: {slow} closed for the outgoing budget, RSS +{grew // 1024} MiB")
+        assert slow >= 1
+        assert grew < 64 * 1024
+        for sock in sockets:
+            sock.close()
+
+        async def bystander():
+            client = await ProtocolClient.open(host.url, name="bystander")
+            await sign_in_works(client)
+            await client.close()
+        run(bystander())
+    finally:
+        host.stop()
+
+
+def masked(payload):
+    mask = os.urandom(4)
+    header = bytes([0x81])
+    if len(payload) < 126:
+        header += bytes([0x80 | len(payload)])
+    elif len(payload) < 65536:
+        header += bytes([0x80 | 126]) + len(payload).to_bytes(2, "big")
+    else:
+        header += bytes([0x80 | 127]) + len(payload).to_bytes(8, "big")
+    return header + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(payload))

@@ -74,6 +74,10 @@ final class HostMetrics: Sendable {
             "remote_modal_connections_accepted_total", "counter", "WebSocket connections accepted.",
             [("", "\(transport.acceptedConnections)")])
         metric(
+            "remote_modal_slow_consumers_total", "counter",
+            "Connections closed because their queue, or the host's outgoing budget, filled up.",
+            [("", "\(transport.slowConsumers)")])
+        metric(
             "remote_modal_upgrades_refused_total", "counter", "Upgrades refused (origin, subprotocol, limit).",
             [("", "\(transport.refusedUpgrades)")])
         metric(
