@@ -60,6 +60,12 @@ public struct HostOptions: Sendable {
             FlagSpec(
                 "max-upload-spool", value: "BYTES",
                 help: "bytes of uploads in progress across the host (default 1073741824: 1 GiB)"),
+            FlagSpec(
+                "max-upload-per-address", value: "BYTES",
+                help: "bytes of uploads in progress one client address may hold (default 134217728: 128 MiB)"),
+            FlagSpec(
+                "upload-stall", value: "SECONDS",
+                help: "an upload with no chunk for this long is dropped, freeing its budget (default 60)"),
             FlagSpec("spool-dir", value: "PATH", help: "folder for upload spool files (default: one under $TMPDIR)"),
             FlagSpec("photo-max-bytes", value: "BYTES", help: "the demo photo picker's limit (default 10485760)"),
             FlagSpec("log-level", value: "LEVEL", help: "trace, debug, info, warning or error (default info)"),
@@ -143,6 +149,9 @@ public struct HostOptions: Sendable {
         options.host.maxUploadMemoryBytes = try flags.int("max-upload-memory", in: 0...(1 << 40)) ?? 64 * 1_048_576
         options.host.maxUploadSpoolBytes = try flags.int("max-upload-spool", in: 0...(1 << 40)) ?? 1_024 * 1_048_576
         options.host.spoolDirectory = flags.string("spool-dir")
+        options.host.maxUploadBytesPerAddress =
+            try flags.int("max-upload-per-address", in: 0...(1 << 40)) ?? 128 * 1_048_576
+        options.host.uploadStallSeconds = try flags.seconds("upload-stall") ?? 60
         options.photoMaxBytes = try flags.int("photo-max-bytes", in: 1...Int(Int32.max)) ?? 10 * 1_048_576
         if let name = flags.string("log-level") {
             guard let level = LogLevel(name: name) else {

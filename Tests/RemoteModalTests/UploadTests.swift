@@ -315,4 +315,43 @@ struct UploadTests {
         #expect(fields.map(\.text) == ["ann@example.com", nil])
         #expect(!back.frames.joined().contains("secret"))
     }
+
+    @Test func oneAddressCannotHoldTheWholeUploadBudgetAndStalledUploadsLetGo() {
+        let harness = HostHarness {
+            $0.maxUploadSpoolBytes = 1_000_000
+            $0.maxUploadBytesPerAddress = 300_000
+            $0.uploadStallSeconds = 30
+        }
+        func picker(_ peer: String, _ name: String) -> TestClient {
+            let client = harness.transport.connect(peer: peer)
+            client.hello(name: name, capabilities: ["photoPicker"])
+            harness.settle()
+            _ = RemoteModal.photoPicker(presenter: .session(harness.session(of: client))).asObservable().subscribe()
+            harness.settle()
+            return client
+        }
+        func start(_ client: TestClient, size: Int) {
+            client.send(
+                .upload(
+                    UploadChunk(
+                        id: "m1", file: 0, name: "a.png", mimeType: "image/png", size: size, offset: 0,
+                        data: Data(bytes(1_000)).base64EncodedString(), last: false)))
+            harness.settle()
+        }
+        // An attacker's address starts uploads it never finishes: it gets its share, no more.
+        let holders = (0..<4).map { picker("10.0.0.66", "holder\($0)") }
+        for holder in holders { start(holder, size: 100_000) }
+        #expect(holders.prefix(3).allSatisfy { $0.errors.isEmpty })
+        #expect(holders[3].errors == [.uploadInvalid])
+        #expect(holders[3].frames.last?.contains("this client address") == true)
+        // Someone else still uploads.
+        let victim = picker("10.0.0.7", "victim")
+        start(victim, size: 250_000)
+        #expect(victim.errors.isEmpty)
+        // The holders stop sending: after the stall time their reservations go.
+        harness.advance(seconds: 45)
+        let late = picker("10.0.0.66", "again")
+        start(late, size: 250_000)
+        #expect(late.errors.isEmpty)
+    }
 }

@@ -85,8 +85,27 @@ extension HostCore {
             perform {
                 guard !self.stopped else { return }
                 if self.metrics.snapshot.sessionsExpired != ended { Self.returnFreedMemory() }
+                self.dropStalledUploads()
                 self.startTrimming(every: interval)
             }
+        }
+    }
+
+    /// Drops uploads that stopped moving (`uploadStallSeconds`), releasing their budget.
+    func dropStalledUploads() {
+        let deadline = clock.now.timeIntervalSince1970 - configuration.uploadStallSeconds
+        var dropped = 0
+        for session in sessions.values {
+            for presentation in session.pending.values {
+                dropped += presentation.uploads?.dropStalled(before: deadline) ?? 0
+            }
+        }
+        guard dropped > 0 else { return }
+        logger.info(
+            "\(dropped) stalled upload(s) dropped after \(Int(configuration.uploadStallSeconds)) s without a chunk")
+        metrics.update {
+            $0.uploadMemoryBytes = uploadBudget.memoryInUse
+            $0.uploadSpoolBytes = uploadBudget.spooled
         }
     }
 

@@ -265,7 +265,8 @@ extension HostCore {
         }
         let accepted: (held: Int, bytes: Int)
         do {
-            accepted = try uploads.add(chunk)
+            accepted = try uploads.add(
+                chunk, from: connection.info.clientAddress, now: clock.now.timeIntervalSince1970)
         } catch {
             metrics.update { $0.uploadChunksRefused += 1 }
             return error.error

@@ -52,6 +52,7 @@ final class HostCore: @unchecked Sendable {
         cluster = configuration.cluster.map(ClusterState.init)
         uploadBudget = UploadBudget(
             maxMemory: configuration.maxUploadMemoryBytes, maxReserved: configuration.maxUploadSpoolBytes,
+            maxReservedPerAddress: configuration.maxUploadBytesPerAddress,
             spool: SpoolDirectory(path: configuration.spoolDirectory))
     }
 

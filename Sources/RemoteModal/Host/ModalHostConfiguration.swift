@@ -25,6 +25,12 @@ public struct ModalHostConfiguration: Sendable {
     /// received, in memory or spooled); a file that would pass it is refused with
     /// `upload_invalid` "host upload budget exhausted".
     public var maxUploadSpoolBytes = 1_024 * 1_048_576
+    /// Bytes of uploads in progress one client address may hold (declared sizes), so one
+    /// client cannot take the whole host budget; `upload_invalid` past it.
+    public var maxUploadBytesPerAddress = 128 * 1_048_576
+    /// An upload whose file gets no chunk for this long loses its bytes and its share of
+    /// the budgets (the client may start it again); seconds.
+    public var uploadStallSeconds: Double = 60
     /// The folder for spool files, or `nil` for a folder of this process's own under the
     /// system's temporary directory. Spool files in it are removed at start and at shutdown.
     public var spoolDirectory: String?

@@ -26,11 +26,18 @@ final class UploadAssembly: @unchecked Sendable {
         var spoolURL: URL?
         var hash = SHA256()
         var complete = false
+        /// The client address whose share of the budget reserves this file.
+        let address: String
+        /// When a chunk of it last arrived (seconds): a file that stops moving loses its
+        /// reservation (`dropStalled`).
+        var lastChunk: Double
 
-        init(name: String, mimeType: String, size: Int) {
+        init(name: String, mimeType: String, size: Int, address: String, now: Double) {
             self.name = name
             self.mimeType = mimeType
             self.size = size
+            self.address = address
+            self.lastChunk = now
         }
     }
 
@@ -68,7 +75,9 @@ final class UploadAssembly: @unchecked Sendable {
     /// - Returns: The contiguous bytes now held of the chunk's file, and the chunk's size.
     /// - Throws: `UploadRefusal`; an offset that does not continue the file keeps what is
     ///   held, any other violation drops that file's bytes.
-    func add(_ chunk: UploadChunk) throws(UploadRefusal) -> (held: Int, bytes: Int) {
+    func add(_ chunk: UploadChunk, from address: String = "", now: Double = 0) throws(UploadRefusal) -> (
+        held: Int, bytes: Int
+    ) {
         func refuse(_ reason: String, drop: Bool = true) -> UploadRefusal {
             if drop { discard(chunk.file) }
             return UploadRefusal(error: ProtocolError(.uploadInvalid, reason, ref: "upload"), droppedFile: drop)
@@ -93,10 +102,18 @@ final class UploadAssembly: @unchecked Sendable {
             {
                 throw refuse(refusal, drop: false)
             }
-            guard budget.reserve(chunk.size) else {
+            switch budget.reserve(chunk.size, for: address) {
+            case .reserved:
+                break
+            case .hostFull:
                 throw refuse("host upload budget exhausted; try again later", drop: false)
+            case .addressFull:
+                throw refuse(
+                    "upload budget of this client address exhausted (other uploads from it are in progress);"
+                        + " try again later", drop: false)
             }
-            files[chunk.file] = FileInProgress(name: chunk.name, mimeType: chunk.mimeType, size: chunk.size)
+            files[chunk.file] = FileInProgress(
+                name: chunk.name, mimeType: chunk.mimeType, size: chunk.size, address: address, now: now)
         }
         guard let file = files[chunk.file] else {
             throw refuse("file \(chunk.file) must start at offset 0 (the host holds 0 bytes of it)", drop: false)
@@ -120,6 +137,7 @@ final class UploadAssembly: @unchecked Sendable {
         guard store(bytes, in: file) else { throw refuse("the host could not store the upload") }
         file.hash.update(bytes)
         file.received += bytes.count
+        file.lastChunk = now
         if chunk.last {
             guard file.received == file.size else {
                 throw refuse("file \(chunk.file) ended after \(file.received) of \(file.size) bytes")
@@ -189,7 +207,7 @@ final class UploadAssembly: @unchecked Sendable {
             // Ownership of the bytes (and of the spool file) passes to the PickedFile.
             budget.returnMemory(file.memory.count)
             budget.spooled(-(file.spoolURL == nil ? 0 : file.received))
-            budget.release(file.size)
+            budget.release(file.size, for: file.address)
         }
         files = [:]
         return picked
@@ -209,6 +227,17 @@ final class UploadAssembly: @unchecked Sendable {
             budget.spooled(-file.received)
         }
         budget.returnMemory(file.memory.count)
-        budget.release(file.size)
+        budget.release(file.size, for: file.address)
+    }
+
+    /// Drops files still in progress that got no chunk since `deadline` (seconds), so an
+    /// upload left hanging by a connected client does not hold its share of the budget
+    /// for ever. Complete files wait for the result untouched.
+    /// - Returns: How many files were dropped.
+    @discardableResult
+    func dropStalled(before deadline: Double) -> Int {
+        let stalled = files.filter { !$0.value.complete && $0.value.lastChunk < deadline }.map(\.key)
+        for index in stalled { discard(index) }
+        return stalled.count
     }
 }

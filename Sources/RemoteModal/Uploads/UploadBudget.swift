@@ -18,22 +18,40 @@ final class UploadBudget: @unchecked Sendable {
     private(set) var reserved = 0
     /// Bytes now written to spool files (of uploads still in progress).
     private(set) var spooled = 0
+    /// The most bytes reserved by one client address.
+    let maxReservedPerAddress: Int
+    private var reservedByAddress: [String: Int] = [:]
 
-    init(maxMemory: Int, maxReserved: Int, spool: SpoolDirectory) {
+    init(maxMemory: Int, maxReserved: Int, maxReservedPerAddress: Int = .max, spool: SpoolDirectory) {
         self.maxMemory = maxMemory
         self.maxReserved = maxReserved
+        self.maxReservedPerAddress = maxReservedPerAddress
         self.spool = spool
     }
 
-    /// Reserves room for a file of `bytes`; `false` when the host budget would be passed.
-    func reserve(_ bytes: Int) -> Bool {
-        guard bytes >= 0, reserved + bytes <= maxReserved else { return false }
+    /// What `reserve` decided.
+    enum Reservation {
+        case reserved
+        case hostFull
+        case addressFull
+    }
+
+    /// Reserves room for a file of `bytes` on behalf of a client address.
+    func reserve(_ bytes: Int, for address: String) -> Reservation {
+        guard bytes >= 0, reserved + bytes <= maxReserved else { return .hostFull }
+        let mine = reservedByAddress[address, default: 0]
+        guard mine + bytes <= maxReservedPerAddress else { return .addressFull }
         reserved += bytes
-        return true
+        reservedByAddress[address] = mine + bytes
+        return .reserved
     }
 
     /// Returns a reservation.
-    func release(_ bytes: Int) { reserved = max(0, reserved - bytes) }
+    func release(_ bytes: Int, for address: String) {
+        reserved = max(0, reserved - bytes)
+        let left = reservedByAddress[address, default: 0] - bytes
+        reservedByAddress[address] = left > 0 ? left : nil
+    }
 
     /// Takes `bytes` of memory; `false` when the memory budget would be passed.
     func takeMemory(_ bytes: Int) -> Bool {
