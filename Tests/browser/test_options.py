@@ -74,7 +74,7 @@ def test_html_mail_shows_formatted_from_and_attachment_and_reports_what_was_kept
     assert field(dialog, "From").get_attribute("value") == "billing@example.com"
     attachment = dialog.find_element(By.CSS_SELECTOR, ".attachment")
     assert attachment.find_element(By.CSS_SELECTOR, ".file-name").text == "invoice.txt"
-    assert attachment.find_element(By.CSS_SELECTOR, ".file-size").text == "12 KB · text/plain"
+    assert attachment.find_element(By.CSS_SELECTOR, ".file-size").text == "12.6 kB · text/plain"
     modal_id = page.modal_id(dialog)
 
     sender = field(dialog, "From")
@@ -163,7 +163,7 @@ def test_photos_without_limit_show_the_prompt_and_take_many(options_host, page, 
     page.open(options_host.base)
     dialog = choose(page, "Any number of photos")
     assert dialog.find_element(By.CSS_SELECTOR, ".prompt").text == "Photos of the damage"
-    assert dialog.find_element(By.CSS_SELECTOR, ".picker-rule").text == "Any number of photos, 10 MB in all."
+    assert dialog.find_element(By.CSS_SELECTOR, ".picker-rule").text == "Any number of photos, 10.5 MB in all."
     described = dialog.get_attribute("aria-describedby").split()
     assert [dialog.find_element(By.ID, i).text for i in described][0] == "Photos of the damage"
     chooser = dialog.find_element(By.CSS_SELECTOR, "input[type=file]")

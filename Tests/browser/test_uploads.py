@@ -15,7 +15,7 @@ def pick(page, path):
     page.tap("photo")
     dialog = page.dialog()
     dialog.find_element(By.CSS_SELECTOR, "input[type=file]").send_keys(str(path))
-    page.wait().until(lambda d: "9.1 MB" in dialog.find_element(By.CSS_SELECTOR, ".picker-note").text)
+    page.wait().until(lambda d: "9.5 MB" in dialog.find_element(By.CSS_SELECTOR, ".picker-note").text)
     return dialog
 
 
@@ -38,7 +38,7 @@ def test_a_9_5_mb_photo_arrives_with_the_default_host_flags(desktop, tmp_path):
         page.open(plain.base)
         dialog = pick(page, make_big_file(tmp_path / "big.png", SIZE) and tmp_path / "big.png")
         page.button(dialog, "Send").click()
-        page.wait().until(lambda d: "Uploading…" in progress_text(dialog) and "of 9.1 MB" in progress_text(dialog))
+        page.wait().until(lambda d: "Uploading…" in progress_text(dialog) and "of 9.5 MB" in progress_text(dialog))
         page.wait_toast(f"Received 1 photo(s), {SIZE} bytes", seconds=60)
         page.no_dialog()
         errors = page.received("error")

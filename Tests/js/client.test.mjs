@@ -3,7 +3,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { ModalClient, resolveSocketURL } from "../../web/js/protocol.js";
-import { formatBytes } from "../../web/js/format.js";
+import { formatBytes, formatBytesPair } from "../../web/js/format.js";
 import { FakeSocket, MemoryStorage, reconnect, settle, welcomed } from "./support.mjs";
 
 const alert = (id, seq, extra = {}) => ({ type: "present", seq, id, modal: { kind: "alert", title: "Approve?", textFields: [],
@@ -140,12 +140,20 @@ test("?ws= is honoured only for this page's origin or a URL the host lists", () 
   assert.equal(resolveSocketURL("javascript:alert(1)", page).url, "ws://kiosk.example:8080/ws");
 });
 
-test("sizes read as people read them", () => {
+test("sizes read as people read them, in the kiosk's units of 1,000", () => {
   assert.equal(formatBytes(0), "0 bytes");
   assert.equal(formatBytes(1), "1 byte");
-  assert.equal(formatBytes(1023), "1023 bytes");
-  assert.equal(formatBytes(34_000), "33 KB");
-  assert.equal(formatBytes(9_500_000), "9.1 MB");
-  assert.equal(formatBytes(10 * 1024 * 1024), "10 MB");
-  assert.equal(formatBytes(1024 * 1024 - 1), "1 MB");
+  assert.equal(formatBytes(999), "999 bytes");
+  assert.equal(formatBytes(34_000), "34 kB");
+  assert.equal(formatBytes(9_500_000), "9.5 MB");
+  assert.equal(formatBytes(10 * 1024 * 1024), "10.5 MB");
+  assert.equal(formatBytes(999_960), "1 MB");
+  assert.equal(formatBytes(128 * 1024 * 1024), "134 MB");
+});
+
+test("two sizes near a limit never read alike", () => {
+  assert.deepEqual(formatBytesPair(10_800_000, 10 * 1024 * 1024), ["10.8 MB", "10.5 MB"]);
+  assert.deepEqual(formatBytesPair(10_520_000, 10 * 1024 * 1024), ["10.52 MB", "10.49 MB"]);
+  assert.deepEqual(formatBytesPair(10 * 1024 * 1024 + 1, 10 * 1024 * 1024), ["10,485,761 bytes", "10,485,760 bytes"]);
+  assert.deepEqual(formatBytesPair(5_000_000, 5_000_000), ["5 MB", "5 MB"]);
 });

@@ -3,7 +3,7 @@
 // acknowledgements, stands still (and says so) while offline, and can be cancelled at any
 // moment; a refused upload offers Retry and Cancel.
 import { actionButton, el, setBusy } from "./dialog.js";
-import { formatBytes } from "../format.js";
+import { formatBytes, formatBytesPair } from "../format.js";
 import { MOST_FILES } from "../options.js";
 
 /**
@@ -64,7 +64,10 @@ export function picker(ui, { title, noun, limit, accept, maxBytes, prompt }) {
     const bytes = files.reduce((sum, file) => sum + file.size, 0);
     let problem = null;
     if (files.length > limit) problem = `Too many: ${files.length} chosen, at most ${limit}.`;
-    else if (bytes > maxBytes) problem = `Too large: ${formatBytes(bytes)} chosen, at most ${formatBytes(maxBytes)} in all.`;
+    else if (bytes > maxBytes) {
+      const [chosen, most] = formatBytesPair(bytes, maxBytes);
+      problem = `Too large: ${chosen} chosen, at most ${most} in all.`;
+    }
     note.textContent = problem ?? (files.length ? `${files.length} ${noun}${files.length === 1 ? "" : "s"}, ${formatBytes(bytes)}` : "");
     note.classList.toggle("error-text", Boolean(problem));
     sendButton.disabled = files.length === 0 || Boolean(problem);
