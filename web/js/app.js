@@ -30,15 +30,31 @@ let everOpen = false;
 // Connection: a quiet pill while all is well; after a moment offline, a banner that says
 // what is happening and lets the person retry at once.
 let bannerTimer = null;
-client.addEventListener("state", ({ detail: { state, attempt } }) => {
+let countdown = null;
+
+/** What the banner says while offline: a refusal names the host's reason and when the page
+ *  tries again (a 1013 is "try again later": the page keeps trying by itself). */
+function offlineText({ attempt, refusal, retryAt }) {
+  if (!refusal) return `Reconnecting… attempt ${Math.max(1, attempt)}`;
+  const lead = refusal.code === 1013 ? "The host refused this page" : "The host closed the connection";
+  const seconds = Math.ceil(((retryAt ?? 0) - Date.now()) / 1000);
+  return `${lead}: ${refusal.reason}. ${seconds > 0 ? `Retrying in ${seconds} s.` : "Retrying now…"}`;
+}
+
+client.addEventListener("state", ({ detail }) => {
+  const { state } = detail;
   connection.dataset.state = state;
   connection.textContent = { connecting: "Connecting…", open: "Connected", reconnecting: "Offline",
                              unauthorized: "Not authorized", closed: "Disconnected" }[state] ?? state;
   document.body.classList.toggle("offline", state !== "open");
   document.body.dataset.connection = state;
   if (state === "open") { everOpen = true; clearTimeout(bannerTimer); bannerTimer = null; banner.hidden = true; }
+  clearInterval(countdown);
   if (state === "reconnecting") {
-    $("#banner-text").textContent = `Reconnecting… attempt ${Math.max(1, attempt)}`;
+    $("#banner-text").textContent = offlineText(detail);
+    if (detail.refusal) {
+      countdown = setInterval(() => { $("#banner-text").textContent = offlineText(detail); showInDialogs(); }, 1000);
+    }
     bannerTimer ??= setTimeout(() => { banner.hidden = client.state === "open"; showInDialogs(); }, 1000);
   }
   showInDialogs();

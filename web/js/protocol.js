@@ -50,7 +50,9 @@ const ANSWERS_KEY = "remote-modal.answers";
 
 /**
  * Events (CustomEvent detail):
- * - state {state, attempt}: connecting | open | reconnecting | unauthorized | closed
+ * - state {state, attempt, refusal, retryAt}: connecting | open | reconnecting | unauthorized | closed;
+ *   `refusal` {code, reason} when the host closed the last connection with 1013 or 1008 (a
+ *   reason other than `unauthorized`), `retryAt` when the next attempt starts (ms, `now()`)
  * - welcome {session, resumed}
  * - controls {items}, status {level, text}, update {id, actions}
  * - present {id, modal, answered}: `answered` when an answer for it is still unconfirmed
@@ -120,7 +122,12 @@ export class ModalClient extends EventTarget {
       this.disconnected();
       if (this.stopped) return this.setState("closed");
       if (event.code === 1008 && event.reason === "unauthorized") return this.setState("unauthorized");
-      const delay = backoffDelay(this.attempt++);
+      // A refusal (1013 "try again later", 1008 policy) is named so the page can say why; it
+      // is retried with the same backoff, never less than a second for a 1013.
+      this.refusal = event.code === 1013 || event.code === 1008
+        ? { code: event.code, reason: event.reason || (event.code === 1013 ? "the host is busy" : "policy") } : null;
+      const delay = Math.max(backoffDelay(this.attempt++), this.refusal?.code === 1013 ? 1000 : 0);
+      this.retryAt = this.now() + delay;
       this.setState("reconnecting");
       this.retryTimer = setTimeout(() => this.connect(), delay);
     };
@@ -150,7 +157,8 @@ export class ModalClient extends EventTarget {
 
   setState(state) {
     this.state = state;
-    this.emit("state", { state, attempt: this.attempt });
+    if (state === "open") this.refusal = null;
+    this.emit("state", { state, attempt: this.attempt, refusal: this.refusal ?? null, retryAt: this.retryAt ?? null });
   }
 
   emit(type, detail) { this.dispatchEvent(new CustomEvent(type, { detail })); }
