@@ -38,3 +38,56 @@ def test_a_refused_session_names_the_reason_and_connects_once_the_host_has_room(
         if peer:
             peer.close()
         host.stop()
+
+
+def field(dialog, label):
+    return dialog.find_element(By.XPATH, f".//label[normalize-space(.)='{label}']/following-sibling::*[self::input or self::textarea]")
+
+
+def drafts(page):
+    return page.script("return Object.keys(sessionStorage).filter((k) => k.startsWith('remote-modal.draft.'))")
+
+
+def reload(page):
+    page.driver.refresh()
+    page.wait().until(lambda d: page.connection_state() == "open")
+
+
+def test_text_typed_in_the_composers_survives_a_reload_until_the_answer(host, desktop):
+    page = desktop
+    page.open(host.base)
+    dialog = page.through_sheet("contact", "Mail")
+    modal_id = page.modal_id(dialog)
+    field(dialog, "Cc").send_keys("bob@example.com")
+    field(dialog, "Subject").send_keys(" again")
+    field(dialog, "Body").send_keys("\nSee you soon.")
+    reload(page)
+    dialog = page.dialog()
+    assert page.modal_id(dialog) == modal_id, "the same modal, re-presented"
+    assert field(dialog, "Cc").get_attribute("value") == "bob@example.com"
+    assert field(dialog, "Subject").get_attribute("value") == "Hello again"
+    assert field(dialog, "Body").get_attribute("value") == "Hello World!\nSee you soon."
+    assert field(dialog, "To").get_attribute("value") == "support@example.com"
+    page.button(dialog, "Send").click()
+    page.wait_toast("Mail sent")
+    page.no_dialog()
+    sent = page.answers(modal_id)[-1]["value"]["mail"]
+    assert (sent["cc"], sent["subject"]) == (["bob@example.com"], "Hello again")
+    assert drafts(page) == []
+    reload(page)
+    page.no_dialog(seconds=3)
+    dialog = page.through_sheet("contact", "Mail")
+    assert field(dialog, "Cc").get_attribute("value") == ""
+    assert field(dialog, "Subject").get_attribute("value") == "Hello"
+    page.button(dialog, "Cancel").click()
+    page.no_dialog()
+    # The message composer keeps its draft too.
+    dialog = page.through_sheet("contact", "Message")
+    field(dialog, "Message").send_keys(" Call me.")
+    reload(page)
+    dialog = page.dialog()
+    assert field(dialog, "Message").get_attribute("value") == "Hello World! Call me."
+    page.button(dialog, "Cancel").click()
+    page.no_dialog()
+    assert drafts(page) == []
+    page.assert_no_bad_message()

@@ -131,6 +131,24 @@ client.addEventListener("sessionLost", ({ detail }) => {
   }
 });
 
+// Drafts of what was typed in a composer, per session and modal, until the modal's dismiss.
+const DRAFT_PREFIX = "remote-modal.draft.";
+const draftKey = (id) => `${DRAFT_PREFIX}${client.session}.${id}`;
+function draftStore(id) {
+  const key = draftKey(id);
+  return {
+    load: () => { try { return JSON.parse(sessionStorage.getItem(key) ?? "null"); } catch { return null; } },
+    save: (values) => { try { sessionStorage.setItem(key, JSON.stringify(values)); } catch { /* full */ } },
+    clear: () => sessionStorage.removeItem(key),
+  };
+}
+client.addEventListener("welcome", ({ detail: { session } }) => {
+  // Drafts of a session that is gone are stale.
+  for (const key of Object.keys(sessionStorage)) {
+    if (key.startsWith(DRAFT_PREFIX) && !key.startsWith(`${DRAFT_PREFIX}${session}.`)) sessionStorage.removeItem(key);
+  }
+});
+
 client.addEventListener("present", ({ detail: { id, modal, answered } }) => {
   // A notice left by an earlier modal gives way to the new one.
   for (const notice of layer.querySelectorAll("dialog.notice")) notice.remove();
@@ -142,6 +160,7 @@ client.addEventListener("present", ({ detail: { id, modal, answered } }) => {
     input: (values) => client.input(id, values),
     upload: (files, onProgress, answer) => client.upload(id, files, onProgress, answer),
     retry: () => client.retryNow(),
+    draft: draftStore(id),
     anchor: (source) => document.querySelector(`[data-control="${CSS.escape(source)}"]`)?.getBoundingClientRect() ?? null,
   }, layer);
   if (answered) { handle.ui.alreadyAnswered(); handle.answerState(client.isOpen); }
@@ -166,6 +185,7 @@ const NOTICES = {
 };
 
 client.addEventListener("dismiss", ({ detail }) => {
+  draftStore(detail.id).clear();
   const entry = open.get(detail.id);
   if (!entry) return;
   open.delete(detail.id);

@@ -13,10 +13,18 @@ const list = (text) => text.split(/[,;]/).map((part) => part.trim()).filter(Bool
  */
 export function composer(ui, { title, fields, statuses, content }) {
   ui.heading(title);
+  // What the person typed survives a reload: a draft per modal in session storage (the host
+  // keeps only an alert's input), restored when the host presents the modal again.
+  const draft = ui.draft();
+  const saved = draft.load() ?? {};
+  const typed = {};
   const parts = fields.filter(Boolean).map((field) => {
     if (field.build) return [field.key, field.build(ui)];
-    const input = ui.field(field.label, { value: field.value, multiline: field.multiline,
+    const value = typeof saved[field.key] === "string" ? saved[field.key] : field.value;
+    const input = ui.field(field.label, { value, multiline: field.multiline,
                                          attributes: { autocomplete: "off", name: field.key, ...field.attributes } });
+    typed[field.key] = input;
+    input.addEventListener("input", () => draft.save(Object.fromEntries(Object.entries(typed).map(([key, node]) => [key, node.value]))));
     return [field.key, { value: () => input.value }];
   });
   const values = () => Object.fromEntries(parts.map(([key, part]) => [key, part.value()]));

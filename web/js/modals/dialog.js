@@ -170,6 +170,9 @@ export class DialogUI {
 
   input(values) { this.io.input(values); }
 
+  /** This modal's draft in session storage: {load(), save(values), clear()} (none: a no-op). */
+  draft() { return this.io.draft ?? { load: () => null, save: () => {}, clear: () => {} }; }
+
   upload(files, onProgress) { return this.io.upload(files, onProgress, (message) => this.answer(message)); }
 
   anchor(source) { return this.io.anchor(source); }
