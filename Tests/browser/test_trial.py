@@ -1,6 +1,7 @@
 """What a cold new-user trial got stuck on: a refused session that looked like an endless
 reconnect, composer text lost on a reload, a refused upload that could only be cancelled,
 sizes near a limit that read alike, a re-sent dialog whose new state was ignored."""
+import json
 import time
 
 from selenium.webdriver.common.by import By
@@ -91,3 +92,35 @@ def test_text_typed_in_the_composers_survives_a_reload_until_the_answer(host, de
     page.no_dialog()
     assert drafts(page) == []
     page.assert_no_bad_message()
+
+
+def test_a_re_sent_present_for_a_shown_dialog_shows_the_hosts_texts_and_actions(host, desktop):
+    """After a reload during Sign in the host sends the alert again; whatever state it sends
+    (texts, actions) is what the page shows, also for a dialog it already shows."""
+    page = desktop
+    page.open(host.base)
+    page.tap("signIn")
+    dialog = page.dialog()
+    modal_id = page.modal_id(dialog)
+    dialog.find_element(By.CSS_SELECTOR, "input[type=email]").send_keys("ann@example.com")
+    page.wait().until(lambda d: page.sent("input", id=modal_id))
+    reload(page)
+    dialog = page.dialog()
+    email = dialog.find_element(By.CSS_SELECTOR, "input[type=email]")
+    assert email.get_attribute("value") == "ann@example.com", "the host kept the alert's input"
+    present = [m for m in page.received("present", id=modal_id)][-1]
+    # The host presents it once more (as on a resume), with other texts and actions; without
+    # a seq, so the host's next message is not taken for a repeat.
+    again = {key: value for key, value in present.items() if key != "seq"}
+    modal = dict(present["modal"])
+    modal["textFields"] = [dict(field, text=("carol@example.com" if field.get("kind") == "email" else ""))
+                           for field in modal["textFields"]]
+    modal["actions"] = [dict(action, enabled=(action["style"] == "cancel")) for action in modal["actions"]]
+    again["modal"] = modal
+    page.script("window.remoteModal.receive(arguments[0])", json.dumps(again))
+    assert email.get_attribute("value") == "carol@example.com"
+    assert len(page.finds("dialog.modal[open]")) == 1, "the same dialog, not a second one"
+    states = [not b.get_attribute("disabled") for b in dialog.find_elements(By.CSS_SELECTOR, ".actions button")]
+    assert states == [a["enabled"] for a in modal["actions"]]
+    page.button(dialog, "Cancel").click()
+    page.no_dialog()

@@ -169,6 +169,7 @@ client.addEventListener("present", ({ detail: { id, modal, answered } }) => {
 });
 
 client.addEventListener("update", ({ detail }) => open.get(detail.id)?.handle.update(detail.actions));
+client.addEventListener("represent", ({ detail }) => open.get(detail.id)?.handle.refresh(detail.modal, detail.typed));
 client.addEventListener("answer", ({ detail }) => open.get(detail.id)?.handle.answerState(detail.sent));
 client.addEventListener("rejected", ({ detail }) => {
   const reason = detail.code === "action_disabled" ? "that choice is not available with what is filled in" : detail.message;

@@ -57,6 +57,8 @@ const ANSWERS_KEY = "remote-modal.answers";
  * - controls {items}, status {level, text}, update {id, actions}
  * - present {id, modal, answered}: `answered` when an answer for it is still unconfirmed
  *   (a reload between the click and the dismiss)
+ * - represent {id, modal, typed}: the host sent again a modal the page shows (a resume): take
+ *   its field texts, except `typed` (the text fields this page re-sent, or null)
  * - dismiss {id, reason}: the host's reasons, plus two the client decides:
  *   `restarted` (the resume got a fresh session while inside the retention: the host lost
  *   its state) and `ended` (the modal was no longer pending when the session resumed)
@@ -252,6 +254,10 @@ export class ModalClient extends EventTarget {
       // upload offsets the host holds.
       if (modal.actions) this.emit("update", { id, actions: modal.actions.map(({ enabled }) => ({ enabled })) });
       this.uploads.get(id)?.resume(message.received ?? []);
+      // ...and its field texts: the host's, except what this page typed and re-sent after the
+      // resume (`typed`: the host is about to take those and answer with an update).
+      const typed = this.lastInput.get(id) ?? null;
+      this.emit("represent", { id, modal, typed: this.unconfirmed.has(id) ? null : typed });
       return;
     }
     this.shown.add(id);

@@ -26,5 +26,16 @@ registerModal("alert", (modal, ui) => {
       return ui.resolve({ action: cancelIndex, textFields: values() }, button);
     });
   }
-  return { update };
+  // Sent again (a resume): the host's texts, or what this page typed and re-sent; a password
+  // is never filled in from the host, only blanked when the host holds none.
+  const refresh = (next, typed) => {
+    (next.textFields ?? []).forEach((field, index) => {
+      const input = inputs[index];
+      if (!input) return;
+      let text = typeof typed?.[index] === "string" ? typed[index] : field.text ?? "";
+      if (input.type === "password" && typeof typed?.[index] !== "string" && text !== "") text = input.value;
+      if (input.value !== text) input.value = text;
+    });
+  };
+  return { update, refresh };
 });

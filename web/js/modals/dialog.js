@@ -270,6 +270,11 @@ export function openModal(id, modal, io, layer) {
   dialog.addEventListener("animationend", () => dialog.classList.remove("shake"));
 
   handle.update = (actions) => result?.update?.(actions);
+  /** The host sent the modal again: its action states and field texts (see the kind's `refresh`). */
+  handle.refresh = (next, typed) => {
+    if (next.actions) result?.update?.(next.actions);
+    if (!ui.answered) result?.refresh?.(next, typed);
+  };
   handle.connection = (text) => {
     connectionLine.hidden = !text;
     connectionText.textContent = text ?? "";
