@@ -124,3 +124,44 @@ def test_a_re_sent_present_for_a_shown_dialog_shows_the_hosts_texts_and_actions(
     assert states == [a["enabled"] for a in modal["actions"]]
     page.button(dialog, "Cancel").click()
     page.no_dialog()
+
+
+def test_a_refused_file_is_named_and_can_be_removed_before_sending_again(desktop, tmp_path):
+    page = desktop
+    plain = RestartableHost("--web-root", "web")          # the default flags
+    try:
+        size = make_png(tmp_path / "cat.png")
+        (tmp_path / "notes.bin").write_bytes(bytes(range(256)) * 20)
+        page.open(plain.base)
+        page.tap("photo")
+        dialog = page.dialog()
+        dialog.find_element(By.CSS_SELECTOR, "input[type=file]").send_keys(f"{tmp_path / 'notes.bin'}\n{tmp_path / 'cat.png'}")
+        page.wait().until(lambda d: dialog.find_element(By.CSS_SELECTOR, ".picker-note").text.startswith("2 photos"))
+        page.button(dialog, "Send").click()
+        error = dialog.find_element(By.CSS_SELECTOR, ".error-text")
+        page.wait().until(lambda d: error.text.startswith("The host refused the upload"))
+        assert "“notes.bin”" in error.text and "file 0" not in error.text, error.text
+        dialog.find_element(By.CSS_SELECTOR, "button[aria-label='Remove notes.bin']").click()
+        assert [n.text for n in dialog.find_elements(By.CSS_SELECTOR, ".previews .file-name")] == ["cat.png"]
+        assert not error.is_displayed()
+        page.button(dialog, "Send").click()
+        page.wait_toast(f"Received 1 photo(s), {size} bytes", seconds=20)
+        page.no_dialog()
+    finally:
+        plain.stop()
+
+
+def test_sizes_near_the_limit_do_not_read_alike(host, desktop, tmp_path):
+    page = desktop
+    make_big_file(tmp_path / "big.png", 10_800_000)
+    page.open(host.base)
+    page.tap("photo")
+    dialog = page.dialog()
+    assert dialog.find_element(By.CSS_SELECTOR, ".message").text.endswith("10.5 MB in all.")
+    dialog.find_element(By.CSS_SELECTOR, "input[type=file]").send_keys(str(tmp_path / "big.png"))
+    note = dialog.find_element(By.CSS_SELECTOR, ".picker-note")
+    page.wait().until(lambda d: note.text)
+    assert note.text == "Too large: 10.8 MB chosen, at most 10.5 MB in all."
+    assert not page.button(dialog, "Send").is_enabled()
+    page.button(dialog, "Cancel").click()
+    page.no_dialog()

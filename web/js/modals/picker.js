@@ -47,30 +47,51 @@ export function picker(ui, { title, noun, limit, accept, maxBytes, prompt }) {
   });
   const [cancelButton, sendButton] = buttons;
 
-  input.addEventListener("change", () => {
-    // Files chosen again after a refusal (a type the host does not take): a new upload.
-    if (upload?.state === "failed") {
-      upload.stop();
-      upload = null;
-      progress.hidden = true;
-      progressText.textContent = "";
-      delete ui.dialog.dataset.upload;
-      ui.showError("");
-      sendButton.querySelector(".label").textContent = "Send";
-    }
-    files = [...input.files];
-    previews.replaceChildren(...files.slice(0, 12).map((file) => el("li", {},
-      thumbnail(file), el("span", { class: "file-name", text: file.name }), el("span", { class: "file-size", text: formatBytes(file.size) }))));
+  // A refused upload gives the files back: the person removes one, or chooses others.
+  const restart = () => {
+    if (upload?.state !== "failed") return;
+    upload.stop();
+    upload = null;
+    progress.hidden = true;
+    progressText.textContent = "";
+    delete ui.dialog.dataset.upload;
+    ui.showError("");
+    sendButton.querySelector(".label").textContent = "Send";
+  };
+
+  const chosen = () => {
+    const idle = !upload || upload.state === "failed";
+    previews.replaceChildren(...files.slice(0, 12).map((file, index) => {
+      const remove = actionButton("Remove", { style: "secondary small", enabled: idle });
+      remove.setAttribute("aria-label", `Remove ${file.name}`);
+      remove.addEventListener("click", () => {
+        restart();
+        files = files.filter((_, at) => at !== index);
+        chosen();
+        (previews.querySelector("button:not([disabled])") ?? choose).focus();
+      });
+      return el("li", {}, thumbnail(file),
+        el("span", { class: "file-text" }, el("span", { class: "file-name", text: file.name }),
+           el("span", { class: "file-size", text: formatBytes(file.size) })), remove);
+    }));
     const bytes = files.reduce((sum, file) => sum + file.size, 0);
     let problem = null;
     if (files.length > limit) problem = `Too many: ${files.length} chosen, at most ${limit}.`;
     else if (bytes > maxBytes) {
-      const [chosen, most] = formatBytesPair(bytes, maxBytes);
-      problem = `Too large: ${chosen} chosen, at most ${most} in all.`;
+      const [picked, most] = formatBytesPair(bytes, maxBytes);
+      problem = `Too large: ${picked} chosen, at most ${most} in all.`;
     }
     note.textContent = problem ?? (files.length ? `${files.length} ${noun}${files.length === 1 ? "" : "s"}, ${formatBytes(bytes)}` : "");
     note.classList.toggle("error-text", Boolean(problem));
-    sendButton.disabled = files.length === 0 || Boolean(problem);
+    if (idle && upload?.state !== "failed") sendButton.disabled = files.length === 0 || Boolean(problem);
+  };
+
+  input.addEventListener("change", () => {
+    // Files chosen again after a refusal (a type the host does not take): a new upload.
+    restart();
+    files = [...input.files];
+    input.value = "";                      // the same file can be chosen again after a Remove
+    chosen();
   });
 
   const show = ({ state, acked, total, error }) => {
@@ -87,12 +108,20 @@ export function picker(ui, { title, noun, limit, accept, maxBytes, prompt }) {
       cancelled: "Upload cancelled.",
       stopped: "",
     }[state] ?? "";
-    ui.showError(state === "failed" ? `The host refused the upload: ${error}. Retry, choose other ${noun}s, or cancel.` : "");
+    const what = /\bfile \d+/.test(error ?? "") ? `Remove it and send, choose other ${noun}s, or cancel` : `Retry, choose other ${noun}s, or cancel`;
+    ui.showError(state === "failed" ? `The host refused the upload: ${named(error)}. ${what}.` : "");
     setBusy(sendButton, state === "sending" || state === "finishing" || state === "paused");
     sendButton.querySelector(".label").textContent = state === "failed" ? "Retry" : "Send";
     sendButton.disabled = state !== "failed";
     choose.disabled = state !== "failed";
+    for (const remove of previews.querySelectorAll("button")) remove.disabled = state !== "failed";
   };
+
+  /** The host's "file 1 ('b.png')" or "file 1" as the name the person chose. */
+  const named = (text) => String(text ?? "").replace(/\bfile (\d+)(?: \('[^']*'\))?/g, (whole, index) => {
+    const name = upload?.files[Number(index)]?.name;
+    return name ? `“${name}”` : whole;
+  });
 
   function send() {
     upload = ui.upload(files, show);
