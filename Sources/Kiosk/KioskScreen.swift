@@ -148,6 +148,11 @@ public enum KioskScreen {
         var top: [Row] = [header(model, width: width, appearance: appearance)]
         top.append(Row(String(repeating: appearance.unicode ? "\u{2500}" : "-", count: width), .dim))
         if let banner = model.banner { top += wrap(Row(banner, .warning), width: width) }
+        if model.connection == .unauthorized {
+            top += wrap(
+                Row("The host refused this kiosk's token: start it with --token (ask the host's operator).", .error),
+                width: width)
+        }
         var body: [Row] = []
         if let open = model.current {
             body = modalRows(open, model: model, width: width)

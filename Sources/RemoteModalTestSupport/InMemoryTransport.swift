@@ -24,8 +24,9 @@ public final class InMemoryTransport: HostTransport {
     /// - Parameters:
     ///   - origin: The `Origin` of the upgrade.
     ///   - peer: The peer address.
+    ///   - clientAddress: The client's address when the peer is a trusted proxy (default: the peer).
     /// - Returns: The client end.
-    public func connect(origin: String? = nil, peer: String = "127.0.0.1") -> TestClient {
+    public func connect(origin: String? = nil, peer: String = "127.0.0.1", clientAddress: String? = nil) -> TestClient {
         let (id, events): (ConnectionID, TransportEvents?) = state.withLock { state in
             defer { state.nextID += 1 }
             let id = ConnectionID(rawValue: state.nextID)
@@ -33,7 +34,10 @@ public final class InMemoryTransport: HostTransport {
             return (id, state.events)
         }
         events?.opened(
-            id, ConnectionInfo(path: "/ws", origin: origin, peerAddress: peer, subprotocol: "remote-modal.v1"))
+            id,
+            ConnectionInfo(
+                path: "/ws", origin: origin, peerAddress: peer, clientAddress: clientAddress,
+                subprotocol: "remote-modal.v1"))
         return TestClient(id: id, transport: self)
     }
 

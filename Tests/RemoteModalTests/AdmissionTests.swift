@@ -47,6 +47,27 @@ struct AdmissionTests {
                 "remote_modal_sessions_refused_total{reason=\"too many sessions from this address\"} 1"))
     }
 
+    @Test func behindAProxySessionsAreCountedPerClientNotPerProxy() {
+        let harness = HostHarness { $0.maxSessionsPerAddress = 2 }
+        // Five people behind one nginx: each has its own address, none is refused.
+        let people = (1...5).map { index -> TestClient in
+            let client = harness.transport.connect(peer: "10.0.0.10", clientAddress: "203.0.113.\(index)")
+            client.hello(name: "p\(index)")
+            harness.settle()
+            return client
+        }
+        #expect(people.allSatisfy { $0.session != nil && $0.closeCode == nil })
+        // Two more from one of them: the third is over that person's cap.
+        let more = (0..<2).map { _ -> TestClient in
+            let client = harness.transport.connect(peer: "10.0.0.10", clientAddress: "203.0.113.1")
+            client.hello(name: "again")
+            harness.settle()
+            return client
+        }
+        #expect(more[0].session != nil)
+        #expect(more[1].closeCode == .tryAgainLater)
+    }
+
     @Test func theHostWideCapAndTheRetainedBudgetEvictNothingPendingFirst() throws {
         let harness = HostHarness {
             $0.maxSessions = 4

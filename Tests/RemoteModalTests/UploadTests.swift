@@ -316,6 +316,37 @@ struct UploadTests {
         #expect(!back.frames.joined().contains("secret"))
     }
 
+    @Test func aResumedAlertJudgesItsRulesOnWhatIsShownWithoutThePassword() throws {
+        let harness = HostHarness()
+        let client = harness.connect()
+        let outcome = Outcome<String>()
+        _ = RemoteModal.alert(
+            String.self, presenter: .session(harness.session(of: client)), title: "Sign in",
+            textFields: [.email(placeholder: "e-mail"), .password(placeholder: "password")],
+            actions: [
+                .cancel(title: "Cancel", mapTo: ""),
+                DialogAction.default(title: "Sign In", map: { $0[0] }).enabledIf {
+                    $0[0].contains("@") && !$0[1].isEmpty
+                },
+            ]
+        ).asObservable().subscribe(outcome.observer())
+        harness.settle()
+        client.send(.input(id: "m1", textFields: ["ann@example.com", "secret"]))
+        harness.settle()
+        client.disconnect()
+        harness.settle()
+        // A reload: the e-mail comes back, the password does not, so neither does "Sign In".
+        let back = harness.connect(resume: client.session)
+        #expect(back.presents.first?.modal.actions?.map(\.enabled) == [true, false])
+        back.send(alertResult("m1", action: 1, textFields: ["ann@example.com", "secret"]))
+        harness.settle()
+        #expect(back.errors == [.badMessage])
+        back.send(.input(id: "m1", textFields: ["ann@example.com", "secret"]))
+        back.send(alertResult("m1", action: 1, textFields: ["ann@example.com", "secret"]))
+        harness.settle()
+        #expect(outcome.elements == ["ann@example.com"])
+    }
+
     @Test func oneAddressCannotHoldTheWholeUploadBudgetAndStalledUploadsLetGo() {
         let harness = HostHarness {
             $0.maxUploadSpoolBytes = 1_000_000

@@ -140,6 +140,24 @@ extension HostCore {
         metrics.update { $0.presented += 1 }
     }
 
+    /// Empties the typed passwords of an alert (a resume re-presents it without them) and
+    /// re-applies the text-field rules. Returns whether an action's state changed.
+    func forgetPasswords(_ presentation: Presentation) -> Bool {
+        guard case .alert(_, _, let fields, _) = presentation.description else { return false }
+        var forgot = false
+        for (index, field) in fields.enumerated()
+        where field.kind == .password && index < presentation.textFields.count
+            && !presentation.textFields[index].isEmpty
+        {
+            presentation.textFields[index] = field.text ?? ""
+            forgot = true
+        }
+        guard forgot else { return false }
+        let before = presentation.actionStates
+        evaluateTextFieldRules(presentation)
+        return presentation.actionStates != before
+    }
+
     private func evaluateTextFieldRules(_ presentation: Presentation) {
         for (index, rule) in presentation.rules.enumerated() {
             if case .textFields(let predicate) = rule, index < presentation.actionStates.count {
@@ -156,7 +174,7 @@ extension HostCore {
         sendUpdate(presentation)
     }
 
-    private func sendUpdate(_ presentation: Presentation) {
+    func sendUpdate(_ presentation: Presentation) {
         for (session, modalID) in presentation.targets {
             broadcast(session) { .update(seq: $0, id: modalID, actions: presentation.actionStates(for: session.id)) }
         }

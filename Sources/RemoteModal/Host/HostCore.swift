@@ -282,16 +282,22 @@ final class HostCore: @unchecked Sendable {
                 to: connection.id)
             transport.send(
                 HostMessage.controls(seq: session.takeSeq(), items: session.controls).encode(), to: connection.id)
+            var changed: [Presentation] = []
             for modalID in session.pendingOrder {
                 guard let presentation = session.pending[modalID] else { continue }
+                // The re-sent alert carries no password: its rules must judge what the
+                // person now sees, or "Sign In" would come back enabled with an empty field.
+                if forgetPasswords(presentation) { changed.append(presentation) }
                 let present = HostMessage.present(
                     seq: session.takeSeq(), id: modalID, modal: presentation.currentDescription(for: session.id),
                     uploads: uploadOffer(presentation))
                 transport.send(present.encode(), to: connection.id)
             }
+            for presentation in changed { sendUpdate(presentation) }
             return nil
         }
-        let address = connection.info.peerAddress
+        // The client's address (behind a trusted proxy, from X-Forwarded-For), not the proxy's.
+        let address = connection.info.clientAddress
         if let refusal = admitSession(from: address) {
             metrics.update { $0.admissionsRefused[refusal, default: 0] += 1 }
             logger.warning("connection \(connection.id) from \(address): \(refusal), closing with 1013")
