@@ -192,7 +192,7 @@ def test_a_type_the_host_refuses_is_said_and_another_file_can_be_chosen(options_
     page.button(dialog, "Send").click()
     error = dialog.find_element(By.CSS_SELECTOR, ".error-text")
     page.wait().until(lambda d: error.is_displayed())
-    assert error.text.startswith("The host refused the upload: only images are accepted here: file 0 ('notes.txt') is text/plain"), error.text
+    assert error.text.startswith("The host refused the upload: only images are accepted here: “notes.txt” is text/plain"), error.text
     assert error.get_attribute("role") == "alert"
     assert any(e["code"] == "upload_invalid" for e in page.received("error"))
     assert page.button(dialog, "Retry").is_enabled() and page.button(dialog, "Cancel").is_enabled()

@@ -106,7 +106,7 @@ def test_a_refused_upload_is_shown_with_retry_and_cancel(host, page, tmp_path):
                    size: arguments[1], offset: 12345, data: "AAAA", last: false});""", modal_id, SIZE)
     page.wait().until(lambda d: dialog.find_element(By.CSS_SELECTOR, ".error-text").is_displayed())
     error = dialog.find_element(By.CSS_SELECTOR, ".error-text").text
-    assert error.startswith("The host refused the upload: offset 12345 does not continue file 0"), error
+    assert error.startswith("The host refused the upload: offset 12345 does not continue “big.png”"), error
     retry = page.button(dialog, "Retry")
     assert retry.is_enabled() and page.button(dialog, "Cancel").is_enabled()
     failures = []

@@ -112,6 +112,7 @@ export class Upload {
     if (!this.active && this.state !== "done") return;
     this.state = "failed";
     this.error = message;
+    this.errorRef = ref ?? null;
     this.generation += 1;
     this.inFlight = [];
     // A refusal that names what the host holds of a file ("the host holds 65536 bytes") goes
@@ -172,7 +173,8 @@ export class Upload {
   }
 
   report() {
-    this.onProgress({ state: this.state, acked: this.ackedBytes, total: this.total, error: this.error });
+    this.onProgress({ state: this.state, acked: this.ackedBytes, total: this.total, error: this.error,
+                      ref: this.state === "failed" ? this.errorRef ?? null : null });
   }
 
   nextFile() {

@@ -48,8 +48,10 @@ export function picker(ui, { title, noun, limit, accept, maxBytes, prompt }) {
   const [cancelButton, sendButton] = buttons;
 
   // A refused upload gives the files back: the person removes one, or chooses others.
+  let replaced = false;                    // files changed after a refusal: see `show`
   const restart = () => {
     if (upload?.state !== "failed") return;
+    replaced = true;
     upload.stop();
     upload = null;
     progress.hidden = true;
@@ -94,7 +96,16 @@ export function picker(ui, { title, noun, limit, accept, maxBytes, prompt }) {
     chosen();
   });
 
-  const show = ({ state, acked, total, error }) => {
+  const show = ({ state, acked, total, error, ref }) => {
+    // The host may still hold files of the refused selection (sent beside the refused one):
+    // the result of the new selection then does not match, and the host drops every file.
+    // Sending the new selection once more, from the start, is then what the person asked for.
+    // A refused result gives the dialog back to the person (it was answered).
+    if (state === "failed" && ui.answered) ui.rejected("");
+    if (state === "failed" && ref === "result" && replaced) {
+      replaced = false;
+      queueMicrotask(() => upload?.retry());
+    }
     progress.hidden = false;
     progress.value = total ? acked / total : 1;
     ui.dialog.dataset.upload = state;
@@ -108,7 +119,7 @@ export function picker(ui, { title, noun, limit, accept, maxBytes, prompt }) {
       cancelled: "Upload cancelled.",
       stopped: "",
     }[state] ?? "";
-    const what = /\bfile \d+/.test(error ?? "") ? `Remove it and send, choose other ${noun}s, or cancel` : `Retry, choose other ${noun}s, or cancel`;
+    const what = `Retry${files.length > 1 ? `, remove a ${noun}` : ""}, choose other ${noun}s, or cancel`;
     ui.showError(state === "failed" ? `The host refused the upload: ${named(error)}. ${what}.` : "");
     setBusy(sendButton, state === "sending" || state === "finishing" || state === "paused");
     sendButton.querySelector(".label").textContent = state === "failed" ? "Retry" : "Send";
