@@ -157,3 +157,41 @@ test("two sizes near a limit never read alike", () => {
   assert.deepEqual(formatBytesPair(10 * 1024 * 1024 + 1, 10 * 1024 * 1024), ["10,485,761 bytes", "10,485,760 bytes"]);
   assert.deepEqual(formatBytesPair(5_000_000, 5_000_000), ["5 MB", "5 MB"]);
 });
+
+test("a refused session is named with its reason and retried; unauthorized stops", async () => {
+  const { client, socket, events } = welcomed();
+  socket.readyState = 3;
+  socket.onclose({ code: 1013, reason: "too many sessions from this address" });
+  const state = events.filter(([type]) => type === "state").at(-1)[1];
+  assert.equal(state.state, "reconnecting");
+  assert.deepEqual(state.refusal, { code: 1013, reason: "too many sessions from this address" });
+  assert.ok(state.retryAt >= Date.now() + 900, "at least a second before trying again after a 1013");
+  const second = reconnect(client, { session: "s1", resumed: true });
+  assert.equal(events.filter(([type]) => type === "state").at(-1)[1].refusal, null, "cleared once welcomed");
+  second.readyState = 3;
+  second.onclose({ code: 1008, reason: "unauthorized" });
+  assert.equal(client.state, "unauthorized");
+  client.close();
+  await settle();
+});
+
+test("a present for a shown modal carries the host's texts and what the page re-sent", async () => {
+  const { client, socket, events } = welcomed();
+  const signIn = (seq, texts) => alert("m1", seq, { modal: { kind: "alert", title: "Sign in",
+    textFields: [{ kind: "email", text: texts[0] }, { kind: "password", text: texts[1] }],
+    actions: [{ title: "Sign In", style: "default", enabled: false }] } });
+  socket.receive(signIn(1, ["", ""]));
+  socket.drop();
+  let second = reconnect(client, { session: "s1", resumed: true });
+  second.receive(signIn(2, ["ann@example.com", ""]));
+  assert.deepEqual(events.filter(([type]) => type === "represent").at(-1)[1].typed, null);
+  assert.equal(events.filter(([type]) => type === "represent").at(-1)[1].modal.textFields[0].text, "ann@example.com");
+  client.input("m1", ["bob@example.com", "secret"]);
+  second.drop();
+  second = reconnect(client, { session: "s1", resumed: true });
+  second.receive(signIn(3, ["ann@example.com", ""]));
+  assert.deepEqual(events.filter(([type]) => type === "represent").at(-1)[1].typed, ["bob@example.com", "secret"]);
+  assert.equal(events.filter(([type]) => type === "present").length, 1);
+  client.close();
+  await settle();
+});

@@ -40,7 +40,7 @@ export function welcomed({ storage = null, now, resumed = false, session = "s1",
   const client = new ModalClient({ url: "ws://h/ws", storage, WebSocketImpl: FakeSocket, capabilities: ["alert", "photoPicker"],
                                    resyncMs: 30, ...(now ? { now } : {}) });
   const events = [];
-  for (const type of ["state", "present", "dismiss", "update", "controls", "status", "answer", "rejected", "sessionLost", "welcome"]) {
+  for (const type of ["state", "present", "dismiss", "update", "controls", "status", "answer", "rejected", "sessionLost", "welcome", "represent"]) {
     client.addEventListener(type, (event) => events.push([type, event.detail]));
   }
   client.connect();
