@@ -113,10 +113,14 @@ final class ApprovalCoordinator: SessionCoordinator<Void>, @unchecked Sendable {
         let session = self.session
         // Every connected session of the group is asked, the requester too (PROTOCOL.md's
         // demo table), but the requester's copy has Approve disabled: it can only withdraw
-        // its request (Reject), never approve it itself.
+        // its request (Reject), never approve it itself. Without a group it is alone for
+        // sure, and told how to get company.
+        let hint =
+            session.client.group == nil
+            ? ". Nobody else can approve it: open the page twice with ?group=NAME (kiosks: --group)." : ""
         return RemoteModal.alert(
             presenter: Presenter.sameGroup(as: session).disablingActions([0], for: session),
-            title: "Approve request?", message: "\(session.client.name) asks for approval",
+            title: "Approve request?", message: "\(session.client.name) asks for approval" + hint,
             actions: [
                 DialogAction.default(title: "Approve", mapContext: { "Approved by \($0.session.client.name)" })
                     .preferred(),

@@ -76,8 +76,12 @@ def test_a_request_nobody_else_can_approve_says_so(host, desktop):
     page = desktop
     page.open(host.base)
     page.tap("approve")
-    page.wait_toast("Approval needs someone else in your group: open the page twice with ?group=NAME (kiosks: --group)")
-    assert not page.finds("dialog.modal[open]")
+    dialog = page.dialog()
+    assert "open the page twice with ?group=NAME (kiosks: --group)" in dialog.text
+    assert not page.button(dialog, "Approve").is_enabled()
+    page.button(dialog, "Reject").click()        # the only way out: withdraw it
+    page.wait_toast("Rejected by browser")
+    page.no_dialog()
     page.wait_idle("approve")
 
 
