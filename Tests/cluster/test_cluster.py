@@ -28,6 +28,7 @@ async def status(client, timeout=5):
 
 
 def test_browser_on_host1_is_approved_by_a_lobby_kiosk_on_another_host(hosts, kiosk_browser):
+    from selenium.common.exceptions import StaleElementReferenceException
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support import expected_conditions as EC
     from selenium.webdriver.support.ui import WebDriverWait as wait
@@ -44,8 +45,9 @@ def test_browser_on_host1_is_approved_by_a_lobby_kiosk_on_another_host(hosts, ki
             lambda d: d.find_element(By.ID, "connection").get_attribute("data-state") == "open")
         wait(browser, 10).until(EC.element_to_be_clickable((By.CSS_SELECTOR, "[data-control=approve]"))).click()
         # One on each other host's lobby client, and the requester's own copy (Approve disabled).
-        wait(browser, 10).until(lambda d: d.find_element(By.CSS_SELECTOR, "[data-control=approve]")
-                                .get_attribute("aria-busy") == "true")
+        # The controls are re-rendered as the state changes: a found element may go stale.
+        wait(browser, 10, ignored_exceptions=[StaleElementReferenceException]).until(
+            lambda d: d.find_element(By.CSS_SELECTOR, "[data-control=approve]").get_attribute("aria-busy") == "true")
         present2 = await lobby2.expect("present", timeout=5)
         present3 = await lobby3.expect("present", timeout=5)
         assert present2["modal"]["message"] == "supervisor asks for approval"
