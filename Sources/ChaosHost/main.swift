@@ -15,6 +15,8 @@ server.webRoot = nil
 server.maxConnectionsPerAddress = server.maxConnections
 var configuration = ModalHostConfiguration()
 configuration.retentionSeconds = 120
+// Every chaos client comes from 127.0.0.1: the per-address session cap would be what is tested.
+configuration.maxSessionsPerAddress = 10_000
 configuration.messagesPerSecond = 1_000
 configuration.messageBurst = 2_000
 let host = ModalHost(configuration: configuration, transport: WebSocketTransport(configuration: server))

@@ -3,7 +3,9 @@ drops connections at random, mid-message (uploads included), and right after a `
 (before its `dismiss`). Every fifth question is a photo picker whose file (20-90 KB, one to
 three 32 KiB chunks) is uploaded before the result, so drops land inside uploads too.
 Clients resume, continue unfinished uploads from the bytes the re-sent `present` says the
-host holds (`received`; counted, and some must happen) and re-send unconfirmed answers. At
+host holds (`received`; counted, and some must happen; when a chunk of the dropped
+connection lands after that present, the `upload_invalid` naming the new held count is the
+only error allowed, and the client continues from there) and re-send unconfirmed answers. At
 the end every question the host asked got exactly one value, equal to what its client
 answered (for a picker: the size and SHA-256 of the bytes the client sent), nothing is
 pending, and the host sent no `error` at all.
@@ -154,6 +156,7 @@ class ChaosClient:
         self.lost_sessions = 0
         self.reconnects = 0
         self.resumed_uploads = 0  # re-presented pickers continued from a held offset
+        self.upload_resyncs = 0   # upload_invalid naming the held count, answered by continuing there
 
     async def run(self):
         while self.done < MODALS:
@@ -241,7 +244,18 @@ class ChaosClient:
                         await ws.send(json.dumps({"type": "event", "control": "next"}))
                         waiting_since = time.monotonic()
                 elif kind == "error":
-                    self.errors.append(message)
+                    held = re.search(r"the host holds (\d+) bytes", message.get("message", ""))
+                    pickers = [answer for answer in self.unconfirmed.values() if answer[0]["type"] == "upload"]
+                    if message.get("code") == "upload_invalid" and held and len(pickers) == 1:
+                        # A chunk of the dropped connection reached the host after the re-sent
+                        # present said what it held: the error names the new count; go on from there.
+                        self.upload_resyncs += 1
+                        for part in pickers[0]:
+                            if part["type"] == "upload" and part["offset"] < int(held.group(1)):
+                                continue
+                            await ws.send(json.dumps(part))
+                    else:
+                        self.errors.append(message)
                 elif kind == "controls" and not presented and not self.unconfirmed:
                     await ws.send(json.dumps({"type": "event", "control": "next"}))
                     waiting_since = time.monotonic()
@@ -296,8 +310,10 @@ def test_every_answer_arrives_exactly_once_through_faults():
           f" sessions lost {sum(c.lost_sessions for c in clients)}")
     pickers = sum(1 for client in clients for value in client.expected.values() if value.startswith("P:"))
     resumed_uploads = sum(client.resumed_uploads for client in clients)
+    resyncs = sum(client.upload_resyncs for client in clients)
     print(f"chaos: {pickers} of them photo pickers with uploads; upload chunks cut by the proxy "
-          f"{faults['mid-upload']}; uploads continued from a held offset {resumed_uploads}")
+          f"{faults['mid-upload']}; uploads continued from a held offset {resumed_uploads};"
+          f" continued from an error's held count {resyncs}")
     assert report["failures"] == []
     assert [error for client in clients for error in client.errors] == []
     assert answered == SESSIONS * MODALS
