@@ -3,11 +3,18 @@
 // trap, never more than `maxBytes`. Built by scripts/fuzz with the ModalProtocol sources.
 import Foundation
 
+/// A small memory budget, so files also take the spool path; a spool folder of the fuzzer's own.
+private let budget: UploadBudget = {
+    let spool = SpoolDirectory(path: nil)
+    try? spool.prepare()
+    return UploadBudget(maxMemory: 2_048, maxReserved: 1 << 20, spool: spool)
+}()
+
 /// The libFuzzer entry point: replays the input as chunk and result operations.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzUploads(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
-    let assembly = UploadAssembly(maxBytes: 4_096, maxFiles: 3, spoolThreshold: 512)
+    let assembly = UploadAssembly(maxBytes: 4_096, maxFiles: 3, budget: budget, spoolThreshold: 512)
     var cursor = 0
     func next() -> Int {
         defer { cursor += 1 }

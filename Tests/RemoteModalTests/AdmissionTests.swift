@@ -103,16 +103,7 @@ struct AdmissionTests {
         let harness = HostHarness()
         let client = harness.connect()
         let outcome = Outcome<String>()
-        _ = RemoteModal.alert(
-            String.self, presenter: .session(harness.session(of: client)), title: "Sign in",
-            textFields: [.email(placeholder: "e-mail"), .password(placeholder: "password")],
-            actions: [
-                .cancel(title: "Cancel", mapTo: ""),
-                DialogAction.default(title: "Sign In", map: { $0[0] }).enabledIf {
-                    $0[0].contains("@") && !$0[1].isEmpty
-                },
-            ]
-        ).asObservable().subscribe(outcome.observer())
+        _ = signInAlert(on: harness.session(of: client)).subscribe(outcome.observer())
         harness.settle()
         // Valid input enables the action, then a result carries other text: refused.
         client.send(.input(id: "m1", textFields: ["a@b", "pw"]))
@@ -124,16 +115,7 @@ struct AdmissionTests {
         // even when the result's own fields would pass the rule.
         let fresh = harness.connect()
         let second = Outcome<String>()
-        _ = RemoteModal.alert(
-            String.self, presenter: .session(harness.session(of: fresh)), title: "Sign in",
-            textFields: [.email(placeholder: "e-mail"), .password(placeholder: "password")],
-            actions: [
-                .cancel(title: "Cancel", mapTo: ""),
-                DialogAction.default(title: "Sign In", map: { $0[0] }).enabledIf {
-                    $0[0].contains("@") && !$0[1].isEmpty
-                },
-            ]
-        ).asObservable().subscribe(second.observer())
+        _ = signInAlert(on: harness.session(of: fresh)).subscribe(second.observer())
         harness.settle()
         fresh.send(alertResult("m1", action: 1, textFields: ["ann@example.com", "pw"]))
         harness.settle()

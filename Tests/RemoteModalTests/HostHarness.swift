@@ -80,6 +80,18 @@ final class Outcome<Element: Sendable>: Sendable {
     var finished: Bool { state.withLock { $0.completed || $0.error != nil } }
 }
 
+/// The demo's sign-in alert: e-mail and password; "Sign In" (action 1) enabled while the
+/// e-mail has an `@` and the password is not empty, answering the e-mail; Cancel answers "".
+func signInAlert(on session: Session) -> Observable<String> {
+    RemoteModal.alert(
+        String.self, presenter: .session(session), title: "Sign in",
+        textFields: [.email(placeholder: "e-mail"), .password(placeholder: "password")],
+        actions: [
+            .cancel(title: "Cancel", mapTo: ""),
+            DialogAction.default(title: "Sign In", map: { $0[0] }).enabledIf { $0[0].contains("@") && !$0[1].isEmpty },
+        ])
+}
+
 func alertResult(_ id: String, action: Int, textFields: [String] = []) -> ClientMessage {
     .result(id: id, value: ["action": .number(Double(action)), "textFields": .array(textFields.map { .string($0) })])
 }

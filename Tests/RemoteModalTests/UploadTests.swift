@@ -320,16 +320,7 @@ struct UploadTests {
         let harness = HostHarness()
         let client = harness.connect()
         let outcome = Outcome<String>()
-        _ = RemoteModal.alert(
-            String.self, presenter: .session(harness.session(of: client)), title: "Sign in",
-            textFields: [.email(placeholder: "e-mail"), .password(placeholder: "password")],
-            actions: [
-                .cancel(title: "Cancel", mapTo: ""),
-                DialogAction.default(title: "Sign In", map: { $0[0] }).enabledIf {
-                    $0[0].contains("@") && !$0[1].isEmpty
-                },
-            ]
-        ).asObservable().subscribe(outcome.observer())
+        _ = signInAlert(on: harness.session(of: client)).subscribe(outcome.observer())
         harness.settle()
         client.send(.input(id: "m1", textFields: ["ann@example.com", "secret"]))
         harness.settle()
