@@ -23,6 +23,9 @@ static inline long rm_ssl_no_legacy_protocols(void) {
     return SSL_OP_NO_SSLv2 | SSL_OP_NO_SSLv3 | SSL_OP_NO_TLSv1 | SSL_OP_NO_TLSv1_1 | SSL_OP_NO_COMPRESSION;
 }
 
+/// `LWS_WRITE_RAW` (a macro): bytes sent as they are, here whole frames built by the caller.
+static inline enum lws_write_protocol rm_write_raw(void) { return LWS_WRITE_RAW; }
+
 static inline int rm_client_flag_use_ssl(void) { return LCCSCF_USE_SSL; }
 
 /// Stores an integer connection id in the wsi's opaque pointer (no Swift references there).

@@ -9,7 +9,9 @@ import Transport
 /// frames produced in a turn go out without a wake-up.
 ///
 /// Work from other threads is queued and wakes the loop once per batch
-/// (`lws_cancel_service`). Before the loop starts, work runs at once on the caller (nothing
+/// (`lws_cancel_service`). Work queued by the loop itself (a flow observing on the host's
+/// scheduler, controls coalesced to one message) wakes nothing: the loop runs it at the end
+/// of the turn, before it polls again, so its frames join the turn's writes. Before the loop starts, work runs at once on the caller (nothing
 /// else runs yet); after it has exited, work runs on a serial fallback queue, in order, so
 /// a host can still be shut down and released.
 public final class LoopExecutor: HostExecutor {
@@ -54,10 +56,15 @@ public final class LoopExecutor: HostExecutor {
             case queued(wake: (@Sendable () -> Void)?)
             case fallback
         }
+        let onLoop = loopThread.load(ordering: .relaxed) == UInt(pthread_self())
         let route: Route = state.withLock { state in
             switch state.phase {
             case .notStarted:
                 return .now
+            case .running where onLoop:
+                // The loop drains its list after this turn (`endOfTurn`): no wake-up.
+                state.tasks.append(work)
+                return .queued(wake: nil)
             case .running:
                 state.tasks.append(work)
                 // One wake-up covers every task added before the loop takes the list.
@@ -93,6 +100,27 @@ public final class LoopExecutor: HostExecutor {
             return state.tasks
         }
         for task in tasks { task() }
+    }
+
+    /// Runs what the turn queued, and what that queues in turn, before the loop polls
+    /// again. A task that keeps queueing more is cut off after `maxRounds` so I/O is not
+    /// starved; the loop is then woken so that its next poll does not sleep on the rest.
+    /// - Parameter maxRounds: The most batches run in one call.
+    /// - Returns: Whether work is still queued.
+    @discardableResult
+    func endOfTurn(maxRounds: Int = 16) -> Bool {
+        for _ in 0..<maxRounds {
+            let tasks = state.withLock { state -> [@Sendable () -> Void]? in
+                guard !state.tasks.isEmpty else { return nil }
+                defer { state.tasks.removeAll(keepingCapacity: true) }
+                return state.tasks
+            }
+            guard let tasks else { return false }
+            for task in tasks { task() }
+        }
+        let wake: (@Sendable () -> Void)? = state.withLock { $0.tasks.isEmpty ? nil : $0.wake }
+        wake?()
+        return wake != nil
     }
 
     /// The loop has stopped: later work goes to the fallback queue, and work still queued

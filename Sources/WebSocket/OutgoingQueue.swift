@@ -61,6 +61,11 @@ struct OutgoingQueue {
         return .overflow
     }
 
+    /// The next item, left in the queue.
+    func peekFirst() -> OutgoingItem? {
+        head < items.count ? items[head] : nil
+    }
+
     mutating func popFirst() -> OutgoingItem? {
         guard head < items.count else { return nil }
         let item = items[head]

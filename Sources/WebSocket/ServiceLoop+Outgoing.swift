@@ -5,8 +5,8 @@ import Logging
 import Synchronization
 import Transport
 
-/// Sending: calls from any thread queue frames and closes; the service thread writes one
-/// frame per `WRITEABLE`.
+/// Sending: calls from any thread queue frames and closes; on `WRITEABLE` the service thread
+/// writes what is queued for the connection (up to `batchBytes` of frames) with one send.
 extension ServiceLoop {
     // MARK: Calls from any thread
 
@@ -33,8 +33,12 @@ extension ServiceLoop {
         // takes the list (under the same lock), one pending lws_cancel_service covers all
         // that are added after it. Saves a syscall per message when the host sends in bursts.
         var wakeAlreadyPending = false
+        // One writable request per connection per turn: a queue that already held frames
+        // has its request (or its wake-up) pending, and WRITEABLE takes everything queued.
+        var wasEmpty = true
         let result: OutgoingQueue.AppendResult? = shared.withLock { shared in
             guard let before = shared.queues[id]?.bytes else { return nil }
+            wasEmpty = shared.queues[id]!.isEmpty
             let result: OutgoingQueue.AppendResult
             if case .message(let message) = item, shared.queuedBytes + message.byteCount > maxOutgoingBytes {
                 result = shared.queues[id]!.overflow(reason: "host outgoing budget")
@@ -59,7 +63,7 @@ extension ServiceLoop {
         }
         guard let result else { return false }
         if direct, result == .queued {
-            if let wsi = serviceThreadWSIs[id] { lws_callback_on_writable(wsi) }
+            if wasEmpty, let wsi = serviceThreadWSIs[id] { lws_callback_on_writable(wsi) }
         } else if result == .overflow || (result == .queued && !wakeAlreadyPending) {
             wake()
         }
@@ -105,41 +109,104 @@ extension ServiceLoop {
 
     func writeNext(_ wsi: OpaquePointer) -> Int32 {
         let id = ConnectionID(rawValue: rm_connection_id(wsi))
-        let (item, more): (OutgoingItem?, Bool) = shared.withLock { shared in
-            let before = shared.queues[id]?.bytes ?? 0
-            let item = shared.queues[id]?.popFirst()
-            shared.queuedBytes -= before - (shared.queues[id]?.bytes ?? 0)
-            // Counted here, in the same lock (a failed write closes the connection anyway).
-            if case .message = item { shared.stats.messagesSent += 1 }
-            return (item, !(shared.queues[id]?.isEmpty ?? true))
+        // A server's frames go out together: what the host produced for this connection in a
+        // turn (a `dismiss`, a `status`, the `controls`) is one send, not one poll round and
+        // one system call each. A client's frames are masked by lws, one per WRITEABLE.
+        let byteBudget: Int
+        if case .server = role { byteBudget = Self.batchBytes } else { byteBudget = 0 }
+        var batch = serviceThreadBatch
+        serviceThreadBatch = []
+        defer {
+            batch.removeAll(keepingCapacity: true)
+            serviceThreadBatch = batch
         }
-        switch item {
-        case nil:
-            return 0
-        case .close(let code, let reason):
-            return closeNow(wsi, id, code, reason)
-        case .message(let message):
-            let written: Bool
-            switch message {
+        let (close, more): ((CloseCode, String)?, Bool) = shared.withLock { shared in
+            guard shared.queues[id] != nil else { return (nil, false) }
+            let before = shared.queues[id]!.bytes
+            var close: (CloseCode, String)?
+            var frameBytes = 0
+            while let next = shared.queues[id]!.peekFirst() {
+                switch next {
+                case .close(let code, let reason):
+                    // A close goes alone, after the frames queued before it.
+                    if batch.isEmpty {
+                        _ = shared.queues[id]!.popFirst()
+                        close = (code, reason)
+                    }
+                case .message(let message):
+                    let size = WebSocketFrame.headerSize(payload: message.byteCount) + message.byteCount
+                    if batch.isEmpty || frameBytes + size <= byteBudget {
+                        _ = shared.queues[id]!.popFirst()
+                        batch.append(message)
+                        frameBytes += size
+                        continue
+                    }
+                }
+                break
+            }
+            shared.queuedBytes -= before - shared.queues[id]!.bytes
+            // Counted here, in the same lock (a failed write closes the connection anyway).
+            shared.stats.messagesSent += batch.count
+            return (close, !shared.queues[id]!.isEmpty)
+        }
+        if let (code, reason) = close { return closeNow(wsi, id, code, reason) }
+        guard !batch.isEmpty else { return 0 }
+        let written: Bool
+        if batch.count == 1 {
+            switch batch[0] {
             case .text(let text):
                 var text = text
                 written = text.withUTF8 { write(wsi, UnsafeRawBufferPointer($0), LWS_WRITE_TEXT) }
             case .binary(let data):
                 written = data.withUnsafeBytes { write(wsi, $0, LWS_WRITE_BINARY) }
             }
-            guard written else { return -1 }
-            if more { lws_callback_on_writable(wsi) }
-            return 0
+        } else {
+            written = writeFrames(wsi, batch)
+        }
+        guard written else { return -1 }
+        if more { lws_callback_on_writable(wsi) }
+        return 0
+    }
+
+    /// The most bytes of frames joined into one send: lws hands at most its service
+    /// buffer (4 KiB by default) to one `send` and copies the rest aside, so a larger batch
+    /// would only add a copy.
+    static var batchBytes: Int { 4096 }
+
+    /// Writes several whole frames (server role: unmasked, no extensions) with one call;
+    /// lws treats them as raw bytes and keeps whatever the socket does not take for the
+    /// next WRITEABLE, before any frame of its own.
+    func writeFrames(_ wsi: OpaquePointer, _ messages: [WebSocketMessage]) -> Bool {
+        var total = 0
+        for message in messages {
+            total += WebSocketFrame.headerSize(payload: message.byteCount) + message.byteCount
+        }
+        let pre = rm_lws_pre()
+        reserveScratch(pre + total)
+        var cursor = serviceThreadScratch.baseAddress! + pre
+        for message in messages {
+            switch message {
+            case .text(let text):
+                var text = text
+                text.withUTF8 { cursor = WebSocketFrame.write(opcode: .text, payload: UnsafeRawBufferPointer($0), at: cursor) }
+            case .binary(let data):
+                data.withUnsafeBytes { cursor = WebSocketFrame.write(opcode: .binary, payload: $0, at: cursor) }
+            }
+        }
+        let start = (serviceThreadScratch.baseAddress! + pre).assumingMemoryBound(to: UInt8.self)
+        return lws_write(wsi, start, total, rm_write_raw()) >= total
+    }
+
+    func reserveScratch(_ needed: Int) {
+        if serviceThreadScratch.count < needed {
+            serviceThreadScratch.deallocate()
+            serviceThreadScratch = .allocate(byteCount: max(needed, 2 * serviceThreadScratch.count), alignment: 16)
         }
     }
 
     func write(_ wsi: OpaquePointer, _ payload: UnsafeRawBufferPointer, _ kind: lws_write_protocol) -> Bool {
         let pre = rm_lws_pre()
-        let needed = pre + payload.count
-        if serviceThreadScratch.count < needed {
-            serviceThreadScratch.deallocate()
-            serviceThreadScratch = .allocate(byteCount: max(needed, 2 * serviceThreadScratch.count), alignment: 16)
-        }
+        reserveScratch(pre + payload.count)
         if let source = payload.baseAddress, payload.count > 0 {
             (serviceThreadScratch.baseAddress! + pre).copyMemory(from: source, byteCount: payload.count)
         }

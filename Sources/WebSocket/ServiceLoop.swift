@@ -70,6 +70,8 @@ final class ServiceLoop: @unchecked Sendable {
     var serviceThreadLocalClose: [ConnectionID: (CloseCode, String)] = [:]
     var serviceThreadInfo: [ConnectionID: ConnectionInfo] = [:]
     var serviceThreadScratch: UnsafeMutableRawBufferPointer = .allocate(byteCount: 0, alignment: 16)
+    /// The frames of one send, kept between WRITEABLEs for its capacity.
+    var serviceThreadBatch: [WebSocketMessage] = []
     var serviceThreadExit = false
     /// Open WebSocket connections by client address (server role).
     var serviceThreadAddressCounts: [String: Int] = [:]
@@ -151,6 +153,8 @@ final class ServiceLoop: @unchecked Sendable {
                 started.signal()
                 while !serviceThreadExit {
                     if lws_service(context, 0) < 0 { break }
+                    // What this turn's handlers queued on the loop runs before the next poll.
+                    executor?.endOfTurn()
                 }
                 contextPointer.withLock { $0 = nil }
                 lws_context_destroy(context)
