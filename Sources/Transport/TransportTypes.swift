@@ -52,6 +52,9 @@ public struct TransportStats: Sendable, Equatable {
     public var messagesReceived = 0
     /// Messages sent.
     public var messagesSent = 0
+    /// Writes handed to the socket: frames queued for a connection in one turn go out
+    /// together, so this is at most `messagesSent` and, under load, well below it.
+    public var writes = 0
 
     /// All counters at zero.
     public init() {}

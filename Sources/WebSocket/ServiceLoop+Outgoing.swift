@@ -147,6 +147,7 @@ extension ServiceLoop {
             shared.queuedBytes -= before - shared.queues[id]!.bytes
             // Counted here, in the same lock (a failed write closes the connection anyway).
             shared.stats.messagesSent += batch.count
+            if !batch.isEmpty { shared.stats.writes += 1 }
             return (close, !shared.queues[id]!.isEmpty)
         }
         if let (code, reason) = close { return closeNow(wsi, id, code, reason) }
