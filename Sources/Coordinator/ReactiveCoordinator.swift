@@ -24,8 +24,8 @@ open class ReactiveCoordinator<Result: Sendable>: @unchecked Sendable {
     /// (`SomeCoordinator.CoordinationResult`).
     public typealias CoordinationResult = Result
 
-    /// Identifies the coordinator among its parent's children.
-    public let identifier = UUID()
+    /// Identifies the coordinator among its parent's children (unique in the process).
+    public let identifier = CoordinatorIdentifiers.next()
     /// Disposed when the coordinator is released.
     public let disposeBag = DisposeBag()
     private let children = Locked<[UUID: AnyObject]>([:])
@@ -55,5 +55,31 @@ open class ReactiveCoordinator<Result: Sendable>: @unchecked Sendable {
                 self?.children.withLock { _ = $0.removeValue(forKey: id) }
             })
         }
+    }
+}
+
+/// Coordinator identifiers: a random half drawn once per process and a counter, so a
+/// coordinator costs no read of the system's random source (`UUID()` opens and reads
+/// `/dev/urandom` each time: three system calls per demo tap).
+enum CoordinatorIdentifiers {
+    private static let prefix: UInt64 = {
+        var generator = SystemRandomNumberGenerator()
+        return generator.next()
+    }()
+    private static let counter = Atomic<UInt64>(0)
+
+    static func next() -> UUID {
+        let count = counter.wrappingAdd(1, ordering: .relaxed).newValue
+        var bytes = [UInt8](repeating: 0, count: 16)
+        for index in 0..<8 {
+            bytes[index] = UInt8(truncatingIfNeeded: prefix >> (8 * index))
+            bytes[8 + index] = UInt8(truncatingIfNeeded: count >> (8 * (7 - index)))
+        }
+        // Version 4 and the RFC 4122 variant, so it reads as any random UUID.
+        bytes[6] = bytes[6] & 0x0F | 0x40
+        bytes[8] = bytes[8] & 0x3F | 0x80
+        return UUID(uuid: (
+            bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
+            bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
     }
 }

@@ -63,7 +63,12 @@ extension ServiceLoop {
         }
         guard let result else { return false }
         if direct, result == .queued {
-            if wasEmpty, let wsi = serviceThreadWSIs[id] { lws_callback_on_writable(wsi) }
+            // Written at the end of this turn (`flushTurnWrites`), with the rest queued in it.
+            if wasEmpty, case .server = role {
+                serviceThreadTurnWrites.append(id)
+            } else if wasEmpty, let wsi = serviceThreadWSIs[id] {
+                lws_callback_on_writable(wsi)
+            }
         } else if result == .overflow || (result == .queued && !wakeAlreadyPending) {
             wake()
         }
@@ -109,6 +114,23 @@ extension ServiceLoop {
 
     func writeNext(_ wsi: OpaquePointer) -> Int32 {
         let id = ConnectionID(rawValue: rm_connection_id(wsi))
+        switch writeBatch(wsi, id, takingClose: true) {
+        case .written: return 0
+        case .failed: return -1
+        case .close(let code, let reason): return closeNow(wsi, id, code, reason)
+        }
+    }
+
+    enum BatchOutcome {
+        case written
+        case failed
+        case close(CloseCode, String)
+    }
+
+    /// Writes what is queued for a connection, up to `batchBytes` of frames, with one call,
+    /// and asks for `WRITEABLE` again when more is left. A close at the head is returned
+    /// (to be done by lws from a callback) when `takingClose`, else left for `WRITEABLE`.
+    func writeBatch(_ wsi: OpaquePointer, _ id: ConnectionID, takingClose: Bool) -> BatchOutcome {
         // A server's frames go out together: what the host produced for this connection in a
         // turn (a `dismiss`, a `status`, the `controls`) is one send, not one poll round and
         // one system call each. A client's frames are masked by lws, one per WRITEABLE.
@@ -129,7 +151,7 @@ extension ServiceLoop {
                 switch next {
                 case .close(let code, let reason):
                     // A close goes alone, after the frames queued before it.
-                    if batch.isEmpty {
+                    if batch.isEmpty, takingClose {
                         _ = shared.queues[id]!.popFirst()
                         close = (code, reason)
                     }
@@ -150,23 +172,54 @@ extension ServiceLoop {
             if !batch.isEmpty { shared.stats.writes += 1 }
             return (close, !shared.queues[id]!.isEmpty)
         }
-        if let (code, reason) = close { return closeNow(wsi, id, code, reason) }
-        guard !batch.isEmpty else { return 0 }
-        let written: Bool
-        if batch.count == 1 {
-            switch batch[0] {
-            case .text(let text):
-                var text = text
-                written = text.withUTF8 { write(wsi, UnsafeRawBufferPointer($0), LWS_WRITE_TEXT) }
-            case .binary(let data):
-                written = data.withUnsafeBytes { write(wsi, $0, LWS_WRITE_BINARY) }
+        if let (code, reason) = close { return .close(code, reason) }
+        if !batch.isEmpty {
+            let written: Bool
+            if batch.count == 1 {
+                switch batch[0] {
+                case .text(let text):
+                    var text = text
+                    written = text.withUTF8 { write(wsi, UnsafeRawBufferPointer($0), LWS_WRITE_TEXT) }
+                case .binary(let data):
+                    written = data.withUnsafeBytes { write(wsi, $0, LWS_WRITE_BINARY) }
+                }
+            } else {
+                written = writeFrames(wsi, batch)
             }
-        } else {
-            written = writeFrames(wsi, batch)
+            guard written else { return .failed }
         }
-        guard written else { return -1 }
         if more { lws_callback_on_writable(wsi) }
-        return 0
+        return .written
+    }
+
+    /// Sends, at the end of a turn, what the turn queued for each connection, without the
+    /// poll round a `WRITEABLE` request costs: lws is not inside any callback then, and a
+    /// socket that cannot take it all has the rest kept by lws for its next `WRITEABLE`.
+    /// A connection that is closing (either side), or has bytes lws already keeps, is left
+    /// to `WRITEABLE`, where lws orders its own frames.
+    func flushTurnWrites() {
+        guard !serviceThreadTurnWrites.isEmpty else { return }
+        var ids = serviceThreadTurnWrites
+        serviceThreadTurnWrites = []
+        defer {
+            ids.removeAll(keepingCapacity: true)
+            serviceThreadTurnWrites = ids
+        }
+        for id in ids {
+            guard let wsi = serviceThreadWSIs[id] else { continue }
+            guard serviceThreadLocalClose[id] == nil, serviceThreadPeerClose[id] == nil, lws_partial_buffered(wsi) == 0
+            else {
+                lws_callback_on_writable(wsi)
+                continue
+            }
+            switch writeBatch(wsi, id, takingClose: false) {
+            case .written:
+                break
+            case .failed, .close:
+                // The socket failed outside a callback: lws closes it on its next turn.
+                lws_set_timeout(wsi, PENDING_TIMEOUT_CLOSE_SEND, rm_kill_async())
+            }
+        }
     }
 
     /// The most bytes of frames joined into one send: lws hands at most its service

@@ -72,6 +72,8 @@ final class ServiceLoop: @unchecked Sendable {
     var serviceThreadScratch: UnsafeMutableRawBufferPointer = .allocate(byteCount: 0, alignment: 16)
     /// The frames of one send, kept between WRITEABLEs for its capacity.
     var serviceThreadBatch: [WebSocketMessage] = []
+    /// Connections that had frames queued on the service thread this turn (server role).
+    var serviceThreadTurnWrites: [ConnectionID] = []
     var serviceThreadExit = false
     /// Open WebSocket connections by client address (server role).
     var serviceThreadAddressCounts: [String: Int] = [:]
@@ -155,6 +157,7 @@ final class ServiceLoop: @unchecked Sendable {
                     if lws_service(context, 0) < 0 { break }
                     // What this turn's handlers queued on the loop runs before the next poll.
                     executor?.endOfTurn()
+                    flushTurnWrites()
                 }
                 contextPointer.withLock { $0 = nil }
                 lws_context_destroy(context)
