@@ -76,3 +76,39 @@ def test_foreign_origin_is_refused_with_403(echo_host):
                 pass
         assert refused.value.response.status_code == 403
     run(scenario())
+
+
+def _metric(host, line_prefix):
+    import urllib.request
+    with urllib.request.urlopen(f"http://127.0.0.1:{host.port}/metrics") as reply:
+        text = reply.read().decode()
+    return int(next(l for l in text.splitlines() if l.startswith(line_prefix + " ")).split()[1])
+
+
+def test_a_turns_messages_leave_in_one_write(demo_host):
+    """The demo sign-in cycle (tap, Cancel) sends five messages: `controls` (busy) and
+    `present` for the tap, then `dismiss`, `status` and `controls` (idle) for the answer.
+    Each group is produced in one loop turn and must leave in one socket write, whole and
+    in order (a strict client reads them), counted by /metrics."""
+    from protocol_client import ProtocolClient
+
+    async def scenario():
+        client = await ProtocolClient.open(demo_host.url)
+        await client.expect("controls")
+        sent = _metric(demo_host, 'remote_modal_messages_total{direction="sent"}')
+        writes = _metric(demo_host, "remote_modal_writes_total")
+        cycles = 20
+        for _ in range(cycles):
+            await client.tap("signIn")
+            first = [await client.next(), await client.next()]
+            assert sorted(m["type"] for m in first) == ["controls", "present"], first
+            present = next(m for m in first if m["type"] == "present")
+            await client.send({"type": "result", "id": present["id"],
+                               "value": {"action": 0, "textFields": ["", ""]}})
+            rest = [await client.next() for _ in range(3)]
+            assert [m["type"] for m in rest] == ["dismiss", "status", "controls"], rest
+            assert rest[1]["text"] == "Sign in cancelled"
+        assert _metric(demo_host, 'remote_modal_messages_total{direction="sent"}') - sent == 5 * cycles
+        assert _metric(demo_host, "remote_modal_writes_total") - writes == 2 * cycles
+        await client.close()
+    run(scenario())

@@ -74,6 +74,16 @@ final class HostMetrics: Sendable {
             "remote_modal_connections_accepted_total", "counter", "WebSocket connections accepted.",
             [("", "\(transport.acceptedConnections)")])
         metric(
+            "remote_modal_messages_total", "counter", "WebSocket messages, by direction.",
+            [
+                ("{direction=\"received\"}", "\(transport.messagesReceived)"),
+                ("{direction=\"sent\"}", "\(transport.messagesSent)"),
+            ])
+        metric(
+            "remote_modal_writes_total", "counter",
+            "Socket writes: the messages queued for a client in one loop turn go out in one write.",
+            [("", "\(transport.writes)")])
+        metric(
             "remote_modal_slow_consumers_total", "counter",
             "Connections closed because their queue, or the host's outgoing budget, filled up.",
             [("", "\(transport.slowConsumers)")])
