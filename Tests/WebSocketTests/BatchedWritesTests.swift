@@ -36,11 +36,8 @@ struct BatchedWritesTests {
     @Test func aBurstArrivesWholeAndInOrderInFewerWrites() throws {
         let server = try makeBurstServer(closeAfter: false)
         defer { server.stop() }
-        let recorder = ClientRecorder()
-        let client = try recorder.makeClient()
+        let (recorder, client, id) = try connectedClient(to: server)
         defer { client.stop() }
-        let id = try client.connect("ws://127.0.0.1:\(server.port)/ws")
-        #expect(recorder.wait { recorder.isOpen(id) })
         client.send(text: "go", to: id)
         #expect(recorder.wait { recorder.messages(id).count == Self.burst.count })
         #expect(recorder.messages(id) == Self.burst)
@@ -57,11 +54,8 @@ struct BatchedWritesTests {
     @Test func aCloseQueuedAfterTheBurstComesAfterEveryFrame() throws {
         let server = try makeBurstServer(closeAfter: true)
         defer { server.stop() }
-        let recorder = ClientRecorder()
-        let client = try recorder.makeClient()
+        let (recorder, client, id) = try connectedClient(to: server)
         defer { client.stop() }
-        let id = try client.connect("ws://127.0.0.1:\(server.port)/ws")
-        #expect(recorder.wait { recorder.isOpen(id) })
         client.send(text: "go", to: id)
         #expect(recorder.wait { recorder.closeCode(id) != nil })
         #expect(recorder.messages(id) == Self.burst)

@@ -2,6 +2,7 @@ import Foundation
 import Locking
 import Logging
 import Synchronization
+import Testing
 import WebSocket
 
 /// A server that echoes every message back with its own opcode.
@@ -85,4 +86,13 @@ final class ClientRecorder: Sendable {
         for item in items(id) { if case .failed(let message) = item { return message } }
         return nil
     }
+}
+
+/// A client connected to `server` and open, with its recorder (the caller stops it).
+func connectedClient(to server: WebSocketServer) throws -> (ClientRecorder, WebSocketClient, ConnectionID) {
+    let recorder = ClientRecorder()
+    let client = try recorder.makeClient()
+    let id = try client.connect("ws://127.0.0.1:\(server.port)/ws")
+    #expect(recorder.wait { recorder.isOpen(id) })
+    return (recorder, client, id)
 }
