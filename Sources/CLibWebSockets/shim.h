@@ -26,9 +26,6 @@ static inline long rm_ssl_no_legacy_protocols(void) {
 /// `LWS_WRITE_RAW` (a macro): bytes sent as they are, here whole frames built by the caller.
 static inline enum lws_write_protocol rm_write_raw(void) { return LWS_WRITE_RAW; }
 
-/// `LWS_TO_KILL_ASYNC` (a macro): `lws_set_timeout` closes the connection on the next turn.
-static inline int rm_kill_async(void) { return LWS_TO_KILL_ASYNC; }
-
 static inline int rm_client_flag_use_ssl(void) { return LCCSCF_USE_SSL; }
 
 /// Stores an integer connection id in the wsi's opaque pointer (no Swift references there).

@@ -63,12 +63,10 @@ extension ServiceLoop {
         }
         guard let result else { return false }
         if direct, result == .queued {
-            // Written at the end of this turn (`flushTurnWrites`), with the rest queued in it.
-            if wasEmpty, case .server = role {
-                serviceThreadTurnWrites.append(id)
-            } else if wasEmpty, let wsi = serviceThreadWSIs[id] {
-                lws_callback_on_writable(wsi)
-            }
+            // NB: not written here, nor at the end of the turn: lws writes a pong it owes
+            // (for a ping read in this turn) from WRITEABLE, before calling us, and a pong
+            // must not come after the answer to the message the ping preceded (Autobahn 5.6).
+            if wasEmpty, let wsi = serviceThreadWSIs[id] { lws_callback_on_writable(wsi) }
         } else if result == .overflow || (result == .queued && !wakeAlreadyPending) {
             wake()
         }
@@ -105,6 +103,8 @@ extension ServiceLoop {
 
     func closeNow(_ wsi: OpaquePointer, _ id: ConnectionID, _ code: CloseCode, _ reason: String) -> Int32 {
         serviceThreadLocalClose[id] = (code, reason)
+        // Frames still queued are dropped: none may follow the close frame.
+        serviceThreadClosing.insert(id)
         var bytes = Array(reason.utf8.prefix(123))
         bytes.withUnsafeMutableBufferPointer { buffer in
             lws_close_reason(wsi, lws_close_status(UInt32(code.rawValue)), buffer.baseAddress, buffer.count)
@@ -114,6 +114,13 @@ extension ServiceLoop {
 
     func writeNext(_ wsi: OpaquePointer) -> Int32 {
         let id = ConnectionID(rawValue: rm_connection_id(wsi))
+        // lws calls WRITEABLE while it sends its close frame and waits for the answer too.
+        guard !serviceThreadClosing.contains(id) else { return 0 }
+        if serviceThreadRxPaused.contains(id), lws_partial_buffered(wsi) == 0 {
+            // lws has sent everything it held: read the client again.
+            serviceThreadRxPaused.remove(id)
+            lws_rx_flow_control(wsi, 1)
+        }
         switch writeBatch(wsi, id, takingClose: true) {
         case .written: return 0
         case .failed: return -1
@@ -187,39 +194,24 @@ extension ServiceLoop {
                 written = writeFrames(wsi, batch)
             }
             guard written else { return .failed }
+            holdInputWhileBuffered(wsi, id)
         }
         if more { lws_callback_on_writable(wsi) }
         return .written
     }
 
-    /// Sends, at the end of a turn, what the turn queued for each connection, without the
-    /// poll round a `WRITEABLE` request costs: lws is not inside any callback then, and a
-    /// socket that cannot take it all has the rest kept by lws for its next `WRITEABLE`.
-    /// A connection that is closing (either side), or has bytes lws already keeps, is left
-    /// to `WRITEABLE`, where lws orders its own frames.
-    func flushTurnWrites() {
-        guard !serviceThreadTurnWrites.isEmpty else { return }
-        var ids = serviceThreadTurnWrites
-        serviceThreadTurnWrites = []
-        defer {
-            ids.removeAll(keepingCapacity: true)
-            serviceThreadTurnWrites = ids
-        }
-        for id in ids {
-            guard let wsi = serviceThreadWSIs[id] else { continue }
-            guard serviceThreadLocalClose[id] == nil, serviceThreadPeerClose[id] == nil, lws_partial_buffered(wsi) == 0
-            else {
-                lws_callback_on_writable(wsi)
-                continue
-            }
-            switch writeBatch(wsi, id, takingClose: false) {
-            case .written:
-                break
-            case .failed, .close:
-                // The socket failed outside a callback: lws closes it on its next turn.
-                lws_set_timeout(wsi, PENDING_TIMEOUT_CLOSE_SEND, rm_kill_async())
-            }
-        }
+    /// Stops reading a client while lws holds bytes of ours that its socket did not take
+    /// (lws sends at most 4 KiB a call and keeps the rest), until `WRITEABLE` finds them
+    /// sent. NB: libwebsockets 4.1.6 spins forever inside `lws_service` (100% CPU, no other
+    /// connection served) when it reads a client's end of stream while it holds such
+    /// bytes: its close waits to flush them, and its service loop retries the same socket
+    /// at once, reading the end of stream again. With input paused, the end of stream is
+    /// read only after the bytes are gone. A client that reads nothing is cut by the
+    /// keepalive (no valid traffic) or the outgoing queue limit, on lws's timers.
+    func holdInputWhileBuffered(_ wsi: OpaquePointer, _ id: ConnectionID) {
+        guard case .server = role, lws_partial_buffered(wsi) != 0, !serviceThreadRxPaused.contains(id) else { return }
+        serviceThreadRxPaused.insert(id)
+        lws_rx_flow_control(wsi, 0)
     }
 
     /// The most bytes of frames joined into one send: lws hands at most its service

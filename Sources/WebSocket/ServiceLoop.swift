@@ -68,12 +68,15 @@ final class ServiceLoop: @unchecked Sendable {
     var serviceThreadAssemblers: [ConnectionID: MessageAssembler] = [:]
     var serviceThreadPeerClose: [ConnectionID: (CloseCode, String)] = [:]
     var serviceThreadLocalClose: [ConnectionID: (CloseCode, String)] = [:]
+    /// Connections whose close has begun (ours, the peer's, or lws's own after a protocol
+    /// error): nothing more is written to them; lws finishes the close handshake.
+    var serviceThreadClosing: Set<ConnectionID> = []
+    /// Connections whose input is paused while lws holds bytes of ours they have not taken.
+    var serviceThreadRxPaused: Set<ConnectionID> = []
     var serviceThreadInfo: [ConnectionID: ConnectionInfo] = [:]
     var serviceThreadScratch: UnsafeMutableRawBufferPointer = .allocate(byteCount: 0, alignment: 16)
     /// The frames of one send, kept between WRITEABLEs for its capacity.
     var serviceThreadBatch: [WebSocketMessage] = []
-    /// Connections that had frames queued on the service thread this turn (server role).
-    var serviceThreadTurnWrites: [ConnectionID] = []
     var serviceThreadExit = false
     /// Open WebSocket connections by client address (server role).
     var serviceThreadAddressCounts: [String: Int] = [:]
@@ -121,7 +124,11 @@ final class ServiceLoop: @unchecked Sendable {
         protocols.initialize(repeating: lws_protocols(), count: 2)
         protocols[0].name = UnsafePointer(protocolName)
         protocols[0].callback = serviceLoopCallback
-        protocols[0].per_session_data_size = 0
+        // NB: a few bytes of per-session data so that lws tells us, with
+        // WS_SERVER_DROP_PROTOCOL, when it begins a close of its own (a client's protocol
+        // error): without user space lws skips that callback, and frames written after its
+        // close frame would reach the client.
+        protocols[0].per_session_data_size = 8
         protocols[0].rx_buffer_size = 0
         retryPolicy = .allocate(capacity: 1)
         retryPolicy.initialize(to: lws_retry_bo_t())
@@ -157,7 +164,6 @@ final class ServiceLoop: @unchecked Sendable {
                     if lws_service(context, 0) < 0 { break }
                     // What this turn's handlers queued on the loop runs before the next poll.
                     executor?.endOfTurn()
-                    flushTurnWrites()
                 }
                 contextPointer.withLock { $0 = nil }
                 lws_context_destroy(context)
@@ -311,6 +317,10 @@ final class ServiceLoop: @unchecked Sendable {
         case LWS_CALLBACK_WS_PEER_INITIATED_CLOSE:
             let id = ConnectionID(rawValue: rm_connection_id(wsi))
             serviceThreadPeerClose[id] = parseClosePayload(input, length)
+            serviceThreadClosing.insert(id)
+            return 0
+        case LWS_CALLBACK_WS_SERVER_DROP_PROTOCOL, LWS_CALLBACK_WS_CLIENT_DROP_PROTOCOL:
+            serviceThreadClosing.insert(ConnectionID(rawValue: rm_connection_id(wsi)))
             return 0
         case LWS_CALLBACK_CLOSED, LWS_CALLBACK_CLIENT_CLOSED:
             closed(ConnectionID(rawValue: rm_connection_id(wsi)))
@@ -406,6 +416,8 @@ final class ServiceLoop: @unchecked Sendable {
             serviceThreadPeerClose.removeValue(forKey: id) ?? serviceThreadLocalClose.removeValue(forKey: id)
             ?? (.abnormal, "")
         serviceThreadLocalClose[id] = nil
+        serviceThreadClosing.remove(id)
+        serviceThreadRxPaused.remove(id)
         let stopping = shared.withLock { shared -> Bool in
             shared.queuedBytes -= shared.queues[id]?.bytes ?? 0
             shared.queues[id] = nil

@@ -206,3 +206,131 @@ def test_slowloris_upgrade_is_cut(host):
     assert closed, "a client dripping headers kept its connection for 30 s"
     assert time.time() - start < 25
     run(bystander_works(host.url))
+
+
+def frames_after_close(sock, timeout=3):
+    """Reads until the socket closes or goes quiet; returns (close code, data frames after
+    the close frame, data frames before it)."""
+    sock.settimeout(timeout)
+    data = b""
+    try:
+        while True:
+            chunk = sock.recv(65536)
+            if not chunk:
+                break
+            data += chunk
+    except (socket.timeout, ConnectionResetError):
+        pass
+    code, before, after, index = None, 0, 0, 0
+    while index + 2 <= len(data):
+        opcode, length, offset = data[index] & 0x0F, data[index + 1] & 0x7F, index + 2
+        if length == 126:
+            length, offset = struct.unpack(">H", data[offset:offset + 2])[0], offset + 2
+        elif length == 127:
+            length, offset = struct.unpack(">Q", data[offset:offset + 8])[0], offset + 8
+        if offset + length > len(data):
+            break
+        if opcode == 8 and code is None:
+            code = struct.unpack(">H", data[offset:offset + 2])[0] if length >= 2 else 0
+        elif opcode in (1, 2, 0):
+            if code is None:
+                before += 1
+            else:
+                after += 1
+        index = offset + length
+    return code, after, before
+
+
+def healthy(port, timeout=3):
+    import urllib.request
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=timeout) as reply:
+            return reply.status == 200
+    except OSError:
+        return False
+
+
+def test_half_close_while_output_is_held_does_not_hang_the_host():
+    """A client that does not read while 1.8 MB of echoes back up, then half-closes: lws
+    4.1.6 would read the end of stream while it still held unsent bytes and spin inside
+    its service loop forever (100% CPU, no other client served). The host pauses reading a
+    client while lws holds its bytes, so the end of stream is read only after they are
+    sent."""
+    echo = Host("--echo", "--max-message-bytes", "100000")
+    try:
+        for _ in range(3):
+            sock = socket.socket()
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 2048)  # before connect: a small window
+            sock.connect(("127.0.0.1", echo.port))
+            sock.sendall(f"GET /ws HTTP/1.1\r\nHost: 127.0.0.1:{echo.port}\r\nUpgrade: websocket\r\n"
+                         "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+                         "Sec-WebSocket-Version: 13\r\n\r\n".encode())
+            reply = b""
+            while b"\r\n\r\n" not in reply:
+                reply += sock.recv(1)
+            assert b" 101 " in reply
+            # As much as the host takes in a second: it stops reading a client that does not
+            # read, so a blocking send of it all could wait for the keepalive.
+            sock.settimeout(1)
+            try:
+                sock.sendall(b"".join(masked_frame(1, f"{i}:".encode() + b"a" * 60000) for i in range(30)))
+            except socket.timeout:
+                pass
+            time.sleep(0.2)
+            sock.shutdown(socket.SHUT_WR)
+            # Reads for a second only: the host must meet the end of stream while it still
+            # holds echoes this client has not taken.
+            deadline = time.time() + 1
+            sock.settimeout(0.2)
+            try:
+                while time.time() < deadline and sock.recv(65536):
+                    pass
+            except (socket.timeout, ConnectionResetError):
+                pass
+            sock.close()
+            time.sleep(0.3)
+            assert healthy(echo.port), "the host stopped answering after a half-close"
+        assert echo.process.poll() is None
+    finally:
+        echo.stop()
+
+
+def test_nothing_is_written_after_a_close_frame():
+    """Frames queued for a connection whose close has begun are dropped, whoever began it:
+    the host (1009, a message over the limit after three that were echoed in the same
+    read) or lws (1002, a reserved opcode, while another connection of the session taps
+    controls whose messages go to every connection of the session)."""
+    echo = Host("--echo", "--max-message-bytes", "2000")
+    try:
+        sock = raw_upgrade(echo.port)
+        sock.sendall(b"".join(masked_frame(1, b"small") for _ in range(3)) + masked_frame(1, b"x" * 5000))
+        code, after, _ = frames_after_close(sock)
+        assert code == 1009 and after == 0
+    finally:
+        echo.stop()
+
+    async def scenario(port):
+        first = await ProtocolClient.open(f"ws://127.0.0.1:{port}/ws")
+        second = await ProtocolClient.open(f"ws://127.0.0.1:{port}/ws", resume=first.session)
+        raw = raw_upgrade(port)
+        raw.sendall(masked_frame(1, json.dumps({
+            "type": "hello", "protocol": 1, "client": {"kind": "evil", "name": "x"},
+            "capabilities": ["alert"], "resume": {"session": first.session}}).encode()))
+        await asyncio.sleep(0.3)
+        raw.sendall(masked_frame(3, b"x"))  # reserved opcode: lws closes with 1002
+        await asyncio.sleep(0.2)
+        for _ in range(3):
+            await second.tap("signIn")
+            present = await second.expect("present")
+            await second.send({"type": "result", "id": present["id"], "value": {"action": 0, "textFields": ["", ""]}})
+            await second.expect("status")
+        code, after, before = frames_after_close(raw)
+        assert code == 1002 and after == 0 and before >= 1
+        await first.close()
+        await second.close()
+
+    demo = Host()
+    try:
+        run(scenario(demo.port))
+    finally:
+        demo.stop()
