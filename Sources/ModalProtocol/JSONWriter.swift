@@ -45,7 +45,9 @@ public struct JSONWriter {
                 case 0x09: bytes.append(UInt8(ascii: "t"))
                 default:
                     let digits = Array("0123456789abcdef".utf8)
-                    bytes.append(contentsOf: [UInt8(ascii: "u"), 0x30, 0x30, digits[Int(byte >> 4)], digits[Int(byte & 0xF)]])
+                    bytes.append(contentsOf: [
+                        UInt8(ascii: "u"), 0x30, 0x30, digits[Int(byte >> 4)], digits[Int(byte & 0xF)],
+                    ])
                 }
                 plainStart = index + 1
             }

@@ -234,7 +234,9 @@ extension ServiceLoop {
             switch message {
             case .text(let text):
                 var text = text
-                text.withUTF8 { cursor = WebSocketFrame.write(opcode: .text, payload: UnsafeRawBufferPointer($0), at: cursor) }
+                text.withUTF8 {
+                    cursor = WebSocketFrame.write(opcode: .text, payload: UnsafeRawBufferPointer($0), at: cursor)
+                }
             case .binary(let data):
                 data.withUnsafeBytes { cursor = WebSocketFrame.write(opcode: .binary, payload: $0, at: cursor) }
             }
