@@ -70,18 +70,14 @@ enum CoordinatorIdentifiers {
 
     static func next() -> UUID {
         let count = counter.wrappingAdd(1, ordering: .relaxed).newValue
-        var bytes = [UInt8](repeating: 0, count: 16)
-        for index in 0..<8 {
-            bytes[index] = UInt8(truncatingIfNeeded: prefix >> (8 * index))
-            bytes[8 + index] = UInt8(truncatingIfNeeded: count >> (8 * (7 - index)))
+        var uuid: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        withUnsafeMutableBytes(of: &uuid) { bytes in
+            bytes.storeBytes(of: prefix, toByteOffset: 0, as: UInt64.self)
+            bytes.storeBytes(of: count.bigEndian, toByteOffset: 8, as: UInt64.self)
+            // Version 4 and the RFC 4122 variant, so it reads as any random UUID.
+            bytes[6] = bytes[6] & 0x0F | 0x40
+            bytes[8] = bytes[8] & 0x3F | 0x80
         }
-        // Version 4 and the RFC 4122 variant, so it reads as any random UUID.
-        bytes[6] = bytes[6] & 0x0F | 0x40
-        bytes[8] = bytes[8] & 0x3F | 0x80
-        return UUID(
-            uuid: (
-                bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
-                bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]
-            ))
+        return UUID(uuid: uuid)
     }
 }

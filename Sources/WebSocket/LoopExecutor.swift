@@ -95,20 +95,21 @@ public final class LoopExecutor: HostExecutor {
 
     /// Runs the work queued so far (called once per loop turn that was woken).
     func runPending() {
-        let tasks = state.withLock { state -> [@Sendable () -> Void] in
-            defer { state.tasks.removeAll(keepingCapacity: true) }
-            return state.tasks
-        }
-        for task in tasks { task() }
+        drain(maxRounds: 1)
     }
 
     /// Runs what the turn queued, and what that queues in turn, before the loop polls
     /// again. A task that keeps queueing more is cut off after `maxRounds` so I/O is not
     /// starved; the loop is then woken so that its next poll does not sleep on the rest.
     /// - Parameter maxRounds: The most batches run in one call.
-    /// - Returns: Whether work is still queued.
+    func endOfTurn(maxRounds: Int = 16) {
+        guard drain(maxRounds: maxRounds) else { return }
+        state.withLock { $0.wake }?()
+    }
+
+    /// Runs up to `maxRounds` batches of queued work; returns whether work is left.
     @discardableResult
-    func endOfTurn(maxRounds: Int = 16) -> Bool {
+    private func drain(maxRounds: Int) -> Bool {
         for _ in 0..<maxRounds {
             let tasks = state.withLock { state -> [@Sendable () -> Void]? in
                 guard !state.tasks.isEmpty else { return nil }
@@ -118,9 +119,7 @@ public final class LoopExecutor: HostExecutor {
             guard let tasks else { return false }
             for task in tasks { task() }
         }
-        let wake: (@Sendable () -> Void)? = state.withLock { $0.tasks.isEmpty ? nil : $0.wake }
-        wake?()
-        return wake != nil
+        return state.withLock { !$0.tasks.isEmpty }
     }
 
     /// The loop has stopped: later work goes to the fallback queue, and work still queued

@@ -121,7 +121,7 @@ extension ServiceLoop {
             serviceThreadRxPaused.remove(id)
             lws_rx_flow_control(wsi, 1)
         }
-        switch writeBatch(wsi, id, takingClose: true) {
+        switch writeBatch(wsi, id) {
         case .written: return 0
         case .failed: return -1
         case .close(let code, let reason): return closeNow(wsi, id, code, reason)
@@ -135,9 +135,9 @@ extension ServiceLoop {
     }
 
     /// Writes what is queued for a connection, up to `batchBytes` of frames, with one call,
-    /// and asks for `WRITEABLE` again when more is left. A close at the head is returned
-    /// (to be done by lws from a callback) when `takingClose`, else left for `WRITEABLE`.
-    func writeBatch(_ wsi: OpaquePointer, _ id: ConnectionID, takingClose: Bool) -> BatchOutcome {
+    /// and asks for `WRITEABLE` again when more is left. A close at the head is returned, for
+    /// the callback to hand to lws.
+    func writeBatch(_ wsi: OpaquePointer, _ id: ConnectionID) -> BatchOutcome {
         // A server's frames go out together: what the host produced for this connection in a
         // turn (a `dismiss`, a `status`, the `controls`) is one send, not one poll round and
         // one system call each. A client's frames are masked by lws, one per WRITEABLE.
@@ -149,16 +149,16 @@ extension ServiceLoop {
             batch.removeAll(keepingCapacity: true)
             serviceThreadBatch = batch
         }
+        var frameBytes = 0
         let (close, more): ((CloseCode, String)?, Bool) = shared.withLock { shared in
             guard shared.queues[id] != nil else { return (nil, false) }
             let before = shared.queues[id]!.bytes
             var close: (CloseCode, String)?
-            var frameBytes = 0
             while let next = shared.queues[id]!.peekFirst() {
                 switch next {
                 case .close(let code, let reason):
                     // A close goes alone, after the frames queued before it.
-                    if batch.isEmpty, takingClose {
+                    if batch.isEmpty {
                         _ = shared.queues[id]!.popFirst()
                         close = (code, reason)
                     }
@@ -191,7 +191,7 @@ extension ServiceLoop {
                     written = data.withUnsafeBytes { write(wsi, $0, LWS_WRITE_BINARY) }
                 }
             } else {
-                written = writeFrames(wsi, batch)
+                written = writeFrames(wsi, batch, totalBytes: frameBytes)
             }
             guard written else { return .failed }
             holdInputWhileBuffered(wsi, id)
@@ -222,11 +222,7 @@ extension ServiceLoop {
     /// Writes several whole frames (server role: unmasked, no extensions) with one call;
     /// lws treats them as raw bytes and keeps whatever the socket does not take for the
     /// next WRITEABLE, before any frame of its own.
-    func writeFrames(_ wsi: OpaquePointer, _ messages: [WebSocketMessage]) -> Bool {
-        var total = 0
-        for message in messages {
-            total += WebSocketFrame.headerSize(payload: message.byteCount) + message.byteCount
-        }
+    func writeFrames(_ wsi: OpaquePointer, _ messages: [WebSocketMessage], totalBytes total: Int) -> Bool {
         let pre = rm_lws_pre()
         reserveScratch(pre + total)
         var cursor = serviceThreadScratch.baseAddress! + pre
