@@ -110,6 +110,8 @@ int main(int argc, char **argv) {
     info.protocols = protocols;
     info.gid = -1;
     info.uid = -1;
+    /* Exit when the port is taken, rather than run without listening. */
+    info.options = LWS_SERVER_OPTION_FAIL_UPON_UNABLE_TO_BIND;
     context = lws_create_context(&info);
     if (!context) {
         fprintf(stderr, "lws-echo: could not create the context\n");

@@ -21,18 +21,27 @@ from protocol_client import ProtocolClient
 DEBUG = os.path.join(ROOT, ".build", "debug")
 
 
-def start(command, port):
-    process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    deadline = time.time() + 15
+def start(*command):
+    """Starts a server on a free port (`PORT` in `command` is replaced by it); returns the
+    process and the port. NB: a port free when picked can be taken before the server binds
+    it (another process's outgoing connection), and the server then exits: that try is
+    repeated on a new port, up to three times."""
     import socket
-    while time.time() < deadline:
-        try:
-            socket.create_connection(("127.0.0.1", port), 0.2).close()
-            return process
-        except OSError:
-            time.sleep(0.05)
-    process.kill()
-    raise RuntimeError(f"{command[0]} did not come up")
+    for _ in range(3):
+        port = free_port()
+        argv = [str(port) if part == "PORT" else part for part in command]
+        process = subprocess.Popen(argv, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        deadline = time.time() + 15
+        while time.time() < deadline and process.poll() is None:
+            try:
+                socket.create_connection(("127.0.0.1", port), 0.2).close()
+                return process, port
+            except OSError:
+                time.sleep(0.05)
+        if process.poll() is None:
+            process.kill()
+            raise RuntimeError(f"{command[0]} did not come up")
+    raise RuntimeError(f"{command[0]} exited at start three times: {process.stderr.read()[-300:]!r}")
 
 
 def run_bench(*arguments):
@@ -48,11 +57,10 @@ def bench(*arguments):
 
 @pytest.fixture(params=["bridge", "python"])
 def modal_server(request):
-    port = free_port()
     if request.param == "bridge":
-        process = start([os.path.join(DEBUG, "bench-host"), str(port)], port)
+        process, port = start(os.path.join(DEBUG, "bench-host"), "PORT")
     else:
-        process = start([sys.executable, os.path.join(ROOT, "Bench", "python_modal.py"), str(port)], port)
+        process, port = start(sys.executable, os.path.join(ROOT, "Bench", "python_modal.py"), "PORT")
     yield request.param, f"ws://127.0.0.1:{port}/ws"
     process.terminate()
     process.wait(10)
@@ -80,8 +88,7 @@ def test_storm_welcomes_every_client(modal_server):
 
 
 def test_resume_re_presents_the_pending_alert():
-    port = free_port()
-    process = start([os.path.join(DEBUG, "bench-host"), str(port)], port)
+    process, port = start(os.path.join(DEBUG, "bench-host"), "PORT")
     try:
         fields = bench("resume", "--url", f"ws://127.0.0.1:{port}/ws", "--count", "5")
         assert int(fields[1]) == 5 and float(fields[2]) > 0
@@ -98,8 +105,7 @@ def test_c_floors_echo_everything(tmp_path):
                     "-o", str(tmp_path / "lws-echo")], check=True)
     subprocess.run(["cc", "-O2", "-Wall", "-Wextra", "-Werror", os.path.join(ROOT, "Bench", "tcp_pingpong.c"),
                     "-o", str(tmp_path / "tcp-pingpong")], check=True)
-    port = free_port()
-    echo = start([str(tmp_path / "lws-echo"), str(port)], port)
+    echo, port = start(str(tmp_path / "lws-echo"), "PORT")
     try:
         fields = bench("echo", "--url", f"ws://127.0.0.1:{port}/", "--connections", "3", "--messages", "200",
                        "--payload", "3000")
@@ -107,8 +113,7 @@ def test_c_floors_echo_everything(tmp_path):
     finally:
         echo.terminate()
         echo.wait(10)
-    port = free_port()
-    server = start([str(tmp_path / "tcp-pingpong"), "server", str(port)], port)
+    server, port = start(str(tmp_path / "tcp-pingpong"), "server", "PORT")
     try:
         row = subprocess.run([str(tmp_path / "tcp-pingpong"), "client", str(port), "2", "0.5", "160"],
                              capture_output=True, text=True, timeout=30, check=True).stdout.split("\t")
@@ -131,8 +136,7 @@ def demo_server(request):
         yield request.param, host.url, host.process.pid, host.port
         host.stop()
         return
-    port = free_port()
-    process = start([sys.executable, os.path.join(ROOT, "Bench", "python_demo.py"), str(port)], port)
+    process, port = start(sys.executable, os.path.join(ROOT, "Bench", "python_demo.py"), "PORT")
     yield request.param, f"ws://127.0.0.1:{port}/ws", process.pid, port
     process.terminate()
     process.wait(10)
@@ -209,8 +213,7 @@ async def conversation(url):
 
 def test_the_python_peer_speaks_the_demo_hosts_sign_in_protocol():
     host = Host(*RAISED)
-    port = free_port()
-    peer = start([sys.executable, os.path.join(ROOT, "Bench", "python_demo.py"), str(port)], port)
+    peer, port = start(sys.executable, os.path.join(ROOT, "Bench", "python_demo.py"), "PORT")
     try:
         swift = asyncio.run(conversation(host.url))
         python = asyncio.run(conversation(f"ws://127.0.0.1:{port}/ws"))
