@@ -11,24 +11,20 @@
 /// instrumented), which then reports every access it guards as a race. pthread mutexes are
 /// intercepted by the sanitizer, so the whole suite can run clean under it.
 ///
-/// `@unchecked Sendable` invariant: `value` is read and written only between
-/// `pthread_mutex_lock` and `pthread_mutex_unlock` on `mutex`.
-public final class Locked<Value>: @unchecked Sendable {
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
-    private var value: Value
+/// One heap object: the value is the header of a `ManagedBuffer` and the mutex its one
+/// tail-allocated element, whose address stays put for the object's life (a mutex must
+/// not move). A copy of a `Locked` shares that object, so it behaves like a reference.
+///
+/// `@unchecked Sendable` invariant: the value is read and written only between
+/// `pthread_mutex_lock` and `pthread_mutex_unlock` on the buffer's mutex.
+public struct Locked<Value>: @unchecked Sendable {
+    @usableFromInline
+    let buffer: LockedBuffer<Value>
 
     /// Creates a lock around an initial value.
     /// - Parameter value: The initial value.
     public init(_ value: Value) {
-        self.value = value
-        mutex = .allocate(capacity: 1)
-        mutex.initialize(to: pthread_mutex_t())
-        pthread_mutex_init(mutex, nil)
-    }
-
-    deinit {
-        pthread_mutex_destroy(mutex)
-        mutex.deallocate()
+        buffer = LockedBuffer.make(value)
     }
 
     /// Runs `body` with exclusive access to the value.
@@ -39,22 +35,41 @@ public final class Locked<Value>: @unchecked Sendable {
     public func withLock<Result, Failure: Error>(_ body: (inout Value) throws(Failure) -> Result) throws(Failure)
         -> Result
     {
-        lock()
-        defer { unlock() }
-        return try body(&storage)
+        try buffer.withLock(body)
+    }
+}
+
+/// The storage of a `Locked`: the value as header, one `pthread_mutex_t` as element.
+@usableFromInline
+final class LockedBuffer<Value>: ManagedBuffer<Value, pthread_mutex_t> {
+    static func make(_ value: Value) -> LockedBuffer<Value> {
+        let made = create(minimumCapacity: 1) { buffer in
+            buffer.withUnsafeMutablePointerToElements { mutex in
+                mutex.initialize(to: pthread_mutex_t())
+                pthread_mutex_init(mutex, nil)
+            }
+            return value
+        }
+        return unsafeDowncast(made, to: LockedBuffer<Value>.self)
     }
 
-    @usableFromInline
-    var storage: Value {
-        _read { yield value }
-        _modify { yield &value }
+    deinit {
+        withUnsafeMutablePointerToElements { mutex in
+            pthread_mutex_destroy(mutex)
+            mutex.deinitialize(count: 1)
+        }
     }
 
-    @usableFromInline
-    func lock() { pthread_mutex_lock(mutex) }
-
-    @usableFromInline
-    func unlock() { pthread_mutex_unlock(mutex) }
+    @inlinable
+    func withLock<Result, Failure: Error>(_ body: (inout Value) throws(Failure) -> Result) throws(Failure)
+        -> Result
+    {
+        try withUnsafeMutablePointers { value, mutex throws(Failure) -> Result in
+            pthread_mutex_lock(mutex)
+            defer { pthread_mutex_unlock(mutex) }
+            return try body(&value.pointee)
+        }
+    }
 }
 
 /// A value behind a class reference, for keeping closures in a `Locked`.

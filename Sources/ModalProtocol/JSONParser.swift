@@ -99,6 +99,8 @@ private struct Reader {
             index += 1
             return .object(pairs)
         }
+        // Most protocol objects have a handful of keys: one allocation instead of growing.
+        pairs.reserveCapacity(8)
         while true {
             skipWhitespace()
             guard current == UInt8(ascii: "\"") else { throw error("expected a string key") }
@@ -128,6 +130,7 @@ private struct Reader {
             index += 1
             return .array(elements)
         }
+        elements.reserveCapacity(4)
         while true {
             skipWhitespace()
             elements.append(try value(depth: depth))

@@ -1,5 +1,8 @@
 /// A JSON value with object keys kept in order (so encoding is deterministic).
-public indirect enum JSONValue: Sendable, Equatable, Hashable {
+///
+/// NB: not `indirect`: the recursive cases hold arrays, which are references already, and
+/// `indirect` boxed every value, numbers and strings too (one allocation each).
+public enum JSONValue: Sendable, Equatable, Hashable {
     /// `null`.
     case null
     /// `true` or `false`.

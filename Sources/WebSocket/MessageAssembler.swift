@@ -66,3 +66,13 @@ struct MessageAssembler {
         return .message(.text(text))
     }
 }
+
+/// A connection's assembler behind a reference, fed in place without copying its buffer.
+/// Service-thread confined, like the dictionary that holds it.
+final class AssemblerBox {
+    var assembler: MessageAssembler
+
+    init(_ assembler: MessageAssembler) {
+        self.assembler = assembler
+    }
+}

@@ -77,11 +77,13 @@ extension ServiceLoop {
     func receive(_ wsi: OpaquePointer, _ input: UnsafeMutableRawPointer?, _ length: Int) -> Int32 {
         let id = ConnectionID(rawValue: rm_connection_id(wsi))
         let bytes = UnsafeRawBufferPointer(start: input, count: input == nil ? 0 : length)
-        // NB: fed in place through the dictionary's subscript. A local copy (`var assembler =
-        // dictionary[id]`, feed, store back) shares the buffer with the dictionary's copy, so
-        // every fragment copied the whole message so far: quadratic (16 MB took 16.5 s).
+        // NB: fed in place through its box. A local copy (`var assembler = dictionary[id]`,
+        // feed, store back) shares the buffer with the dictionary's copy, so every fragment
+        // copied the whole message so far: quadratic (16 MB took 16.5 s). Feeding through
+        // the dictionary's subscript instead runs its `modify` coroutine, whose frame is
+        // two heap allocations per message.
         guard
-            let output = serviceThreadAssemblers[id]?.feed(
+            let output = serviceThreadAssemblers[id]?.assembler.feed(
                 bytes, isFinal: lws_is_final_fragment(wsi) != 0, binary: lws_frame_is_binary(wsi) != 0,
                 remainingInFrame: Int(lws_remaining_packet_payload(wsi)))
         else { return -1 }

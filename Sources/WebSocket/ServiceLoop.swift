@@ -65,7 +65,7 @@ final class ServiceLoop: @unchecked Sendable {
 
     // Service-thread state (see the type's invariant).
     var serviceThreadWSIs: [ConnectionID: OpaquePointer] = [:]
-    var serviceThreadAssemblers: [ConnectionID: MessageAssembler] = [:]
+    var serviceThreadAssemblers: [ConnectionID: AssemblerBox] = [:]
     var serviceThreadPeerClose: [ConnectionID: (CloseCode, String)] = [:]
     var serviceThreadLocalClose: [ConnectionID: (CloseCode, String)] = [:]
     /// Connections whose close has begun (ours, the peer's, or lws's own after a protocol
@@ -389,7 +389,7 @@ final class ServiceLoop: @unchecked Sendable {
 
     func opened(_ id: ConnectionID, _ wsi: OpaquePointer, _ info: ConnectionInfo) {
         serviceThreadWSIs[id] = wsi
-        serviceThreadAssemblers[id] = MessageAssembler(limit: maxMessageBytes)
+        serviceThreadAssemblers[id] = AssemblerBox(MessageAssembler(limit: maxMessageBytes))
         if case .server = role {
             serviceThreadClientAddress[id] = info.clientAddress
             serviceThreadAddressCounts[info.clientAddress, default: 0] += 1

@@ -33,43 +33,69 @@ public final class Observable<Element: Sendable>: ObservableType {
 
 /// The guard between one subscription and its observer.
 ///
-/// Invariant that makes `@unchecked Sendable` sound: `state` is atomic, `observer` is
-/// immutable, and `upstream` is a thread-safe single-assignment disposable.
+/// One atomic word of flags holds both the event grammar (stopped, disposed) and the
+/// single assignment of the upstream disposable, so a subscription costs this one object
+/// (the upstream was a `SingleAssignmentDisposable` of its own before).
+///
+/// Invariant that makes `@unchecked Sendable` sound: `observer` is immutable; `upstream`
+/// is written by `setUpstream` before it sets `assigned` (release) and afterwards read
+/// and cleared by exactly one of `setUpstream` (which saw `released`) or
+/// `releaseUpstream` (which set `released` and saw `assigned`, acquire).
 final class Sink<Element: Sendable>: Disposable, @unchecked Sendable {
-    private static var active: Int { 0 }
-    private static var stopped: Int { 1 }
-    private static var disposed: Int { 2 }
+    private static var assigned: Int { 1 }
+    private static var released: Int { 2 }
+    private static var stopped: Int { 4 }
+    private static var disposed: Int { 8 }
 
     private let observer: AnyObserver<Element>
-    private let state = Atomic<Int>(0)
-    private let upstream = SingleAssignmentDisposable()
+    private let flags = Atomic<Int>(0)
+    private var upstream: (any Disposable)?
 
     init(observer: AnyObserver<Element>) {
         self.observer = observer
     }
 
     func setUpstream(_ disposable: any Disposable) {
-        upstream.setDisposable(disposable)
+        upstream = disposable
+        let before = flags.bitwiseOr(Self.assigned, ordering: .acquiringAndReleasing).oldValue
+        if before & Self.released != 0 {
+            // Ended before `subscribe` returned: the release left the upstream to us.
+            upstream = nil
+            disposable.dispose()
+        }
     }
 
     func on(_ event: Event<Element>) {
         switch event {
         case .next:
-            if state.load(ordering: .acquiring) == Self.active { observer.on(event) }
+            if flags.load(ordering: .acquiring) & (Self.stopped | Self.disposed) == 0 { observer.on(event) }
         case .error, .completed:
-            let (exchanged, _) = state.compareExchange(
-                expected: Self.active, desired: Self.stopped, ordering: .acquiringAndReleasing)
-            if exchanged {
-                observer.on(event)
-                upstream.dispose()
+            var current = flags.load(ordering: .acquiring)
+            while current & (Self.stopped | Self.disposed) == 0 {
+                let (exchanged, original) = flags.compareExchange(
+                    expected: current, desired: current | Self.stopped, ordering: .acquiringAndReleasing)
+                if exchanged {
+                    observer.on(event)
+                    releaseUpstream()
+                    return
+                }
+                current = original
             }
         }
     }
 
     func dispose() {
-        if state.exchange(Self.disposed, ordering: .acquiringAndReleasing) != Self.disposed {
-            upstream.dispose()
-        }
+        let before = flags.bitwiseOr(Self.disposed, ordering: .acquiringAndReleasing).oldValue
+        if before & Self.disposed == 0 { releaseUpstream() }
+    }
+
+    /// Disposes the upstream once: now if it is assigned, else when it is.
+    private func releaseUpstream() {
+        let before = flags.bitwiseOr(Self.released, ordering: .acquiringAndReleasing).oldValue
+        guard before & Self.released == 0, before & Self.assigned != 0 else { return }
+        let taken = upstream
+        upstream = nil
+        taken?.dispose()
     }
 }
 

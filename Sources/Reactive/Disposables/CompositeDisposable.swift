@@ -9,10 +9,22 @@ public final class CompositeDisposable: Disposable, Sendable {
         fileprivate let value: UInt64
     }
 
+    /// Members in the order they were added; their keys increase along the array, so a
+    /// key is found by binary search and disposal needs no sorting.
     private struct State {
-        var members: [UInt64: any Disposable] = [:]
+        var members: [(key: UInt64, disposable: any Disposable)] = []
         var nextKey: UInt64 = 0
         var disposed = false
+
+        func index(of key: UInt64) -> Int? {
+            var low = 0
+            var high = members.count
+            while low < high {
+                let middle = (low + high) / 2
+                if members[middle].key < key { low = middle + 1 } else { high = middle }
+            }
+            return low < members.count && members[low].key == key ? low : nil
+        }
     }
 
     private let state = Locked(State())
@@ -24,8 +36,9 @@ public final class CompositeDisposable: Disposable, Sendable {
     /// - Parameter disposables: The initial members.
     public init(_ disposables: [any Disposable]) {
         state.withLock { state in
+            state.members.reserveCapacity(disposables.count)
             for disposable in disposables {
-                state.members[state.nextKey] = disposable
+                state.members.append((state.nextKey, disposable))
                 state.nextKey += 1
             }
         }
@@ -46,7 +59,7 @@ public final class CompositeDisposable: Disposable, Sendable {
         let key: UInt64? = state.withLock { state in
             guard !state.disposed else { return nil }
             defer { state.nextKey += 1 }
-            state.members[state.nextKey] = disposable
+            state.members.append((state.nextKey, disposable))
             return state.nextKey
         }
         guard let key else {
@@ -59,18 +72,18 @@ public final class CompositeDisposable: Disposable, Sendable {
     /// Removes a member and disposes it.
     /// - Parameter key: The key `insert` returned.
     public func remove(for key: Key) {
-        let member = state.withLock { $0.members.removeValue(forKey: key.value) }
-        member?.dispose()
+        let member = state.withLock { state in state.index(of: key.value).map { state.members.remove(at: $0) } }
+        member?.disposable.dispose()
     }
 
     /// Disposes every member, once.
     public func dispose() {
-        let members: [any Disposable] = state.withLock { state in
+        let members = state.withLock { state -> [(key: UInt64, disposable: any Disposable)] in
             guard !state.disposed else { return [] }
             state.disposed = true
-            defer { state.members = [:] }
-            return state.members.sorted { $0.key < $1.key }.map(\.value)
+            defer { state.members = [] }
+            return state.members
         }
-        for member in members { member.dispose() }
+        for member in members { member.disposable.dispose() }
     }
 }

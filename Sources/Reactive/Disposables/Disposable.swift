@@ -21,6 +21,15 @@ public enum Disposables {
         AnonymousDisposable(action)
     }
 
+    /// A disposable that disposes both, first `first`, once.
+    /// - Parameters:
+    ///   - first: Disposed first.
+    ///   - second: Disposed second.
+    /// - Returns: The combined disposable.
+    public static func create(_ first: any Disposable, _ second: any Disposable) -> any Disposable {
+        BinaryDisposable(first, second)
+    }
+
     /// A disposable that disposes all the given ones together.
     /// - Parameter disposables: The disposables to dispose.
     /// - Returns: The combined disposable.
@@ -41,20 +50,50 @@ struct NopDisposable: Disposable {
 }
 
 /// Runs its action at most once.
-final class AnonymousDisposable: Disposable, Sendable {
-    // Boxed: a closure kept directly in a Locked is re-wrapped on every access (see Boxed).
-    private let action: Locked<Boxed<@Sendable () -> Void>?>
+///
+/// Lock-free: the thread that flips `fired` is the only one that touches `action` after
+/// `init`, so it can take the closure out and release it (what it captured may hold
+/// this disposable) without a lock. One allocation besides the closure's context.
+///
+/// `@unchecked Sendable` invariant: `action` is written by `init` and then read and
+/// cleared only by the one `dispose()` that exchanged `fired` from `false`.
+final class AnonymousDisposable: Disposable, @unchecked Sendable {
+    private let fired = Atomic<Bool>(false)
+    private var action: (@Sendable () -> Void)?
 
     init(_ action: @escaping @Sendable () -> Void) {
-        self.action = Locked(Boxed(action))
+        self.action = action
     }
 
     func dispose() {
-        let action = self.action.withLock { action in
-            defer { action = nil }
-            return action
-        }
-        action?.value()
+        guard !fired.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        let taken = action
+        action = nil
+        taken?()
+    }
+}
+
+/// Two disposables disposed together, in order, once: the common
+/// `Disposables.create(a, b)` without a composite's keyed storage.
+///
+/// `@unchecked Sendable` invariant: `first` and `second` are written by `init` and then
+/// read and cleared only by the one `dispose()` that exchanged `disposed` from `false`.
+final class BinaryDisposable: Disposable, @unchecked Sendable {
+    private let disposed = Atomic<Bool>(false)
+    private var first: (any Disposable)?
+    private var second: (any Disposable)?
+
+    init(_ first: any Disposable, _ second: any Disposable) {
+        self.first = first
+        self.second = second
+    }
+
+    func dispose() {
+        guard !disposed.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        let (taken1, taken2) = (first, second)
+        (first, second) = (nil, nil)
+        taken1?.dispose()
+        taken2?.dispose()
     }
 }
 

@@ -1,4 +1,3 @@
-import Locking
 import Synchronization
 
 extension ObservableType {
@@ -12,15 +11,12 @@ extension ObservableType {
                 observer.onCompleted()
                 return Disposables.create()
             }
-            let remaining = Locked(count)
+            let remaining = Atomic<Int>(count)
             return source.subscribe(
                 AnyObserver { event in
                     switch event {
                     case .next:
-                        let left = remaining.withLock { value -> Int in
-                            value -= 1
-                            return value
-                        }
+                        let left = remaining.subtract(1, ordering: .acquiringAndReleasing).newValue
                         guard left >= 0 else { return }
                         observer.on(event)
                         if left == 0 { observer.onCompleted() }
