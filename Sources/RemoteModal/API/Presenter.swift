@@ -55,7 +55,7 @@ public struct Presenter: Sendable {
     /// present on it fails with `missingPresenter`.
     func present(
         _ description: ModalDescription, rules: [EnabledRule?], timeout: Duration?,
-        token: PresentationToken = PresentationToken(), callbacks: PresentationCallbacks
+        token: PresentationToken? = nil, callbacks: PresentationCallbacks
     ) -> any Disposable {
         guard let presenter = resolved(), let core = presenter.core else {
             callbacks.failed(RemoteModalError.missingPresenter)

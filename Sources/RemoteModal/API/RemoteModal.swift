@@ -50,7 +50,7 @@ public enum RemoteModal {
             return .error(RemoteModalError.failed("an alert or action sheet needs at least one action"))
         }
         return Observable.create { observer in
-            let chosen = SerialDisposable()
+            let chosen = SingleAssignmentDisposable()
             let presentation = presenter.present(
                 description, rules: actions.map { $0.rule }, timeout: timeout,
                 callbacks: PresentationCallbacks(
@@ -61,7 +61,7 @@ public enum RemoteModal {
                             return
                         }
                         let context = DialogContext(textFields: texts, session: accepted.session)
-                        chosen.disposable = actions[index].output(context).subscribe(observer)
+                        chosen.setDisposable(actions[index].output(context).subscribe(observer))
                     },
                     failed: { observer.onError($0) }))
             return Disposables.create(presentation, chosen)

@@ -2,11 +2,32 @@ import Foundation
 import ModalProtocol
 import Reactive
 
-/// Links a subscription to its presentation, which is created later on the executor.
-/// Executor-confined (`@unchecked Sendable` for that reason).
-final class PresentationToken: @unchecked Sendable {
+/// Links a subscription to its presentation, which is created later on the executor,
+/// and is the subscription's disposable: disposing it dismisses the presentation
+/// (`disposed`) if it is still pending. One object per modal, where a closure and an
+/// anonymous disposable were two more.
+///
+/// `@unchecked Sendable` invariant: `presentation` and `disposed` are read and written
+/// on the executor only; `core` is immutable.
+final class PresentationToken: Disposable, @unchecked Sendable {
+    let core: HostCore
     var presentation: Presentation?
     var disposed = false
+
+    init(core: HostCore) {
+        self.core = core
+    }
+
+    /// Dismisses the presentation, now on the executor or queued to it from elsewhere.
+    func dispose() {
+        if core.executor.inExecutor { dismiss() } else { core.executor.execute { self.dismiss() } }
+    }
+
+    private func dismiss() {
+        disposed = true
+        guard let presentation, !presentation.finished else { return }
+        core.finish(presentation, answeredBy: nil, reason: .disposed)
+    }
 }
 
 /// What a client's answer amounts to once accepted.
@@ -20,19 +41,19 @@ extension HostCore {
     /// Callable from any thread.
     func present(
         _ presenter: Presenter, _ description: ModalDescription, rules: [EnabledRule?], timeout: Duration?,
-        token: PresentationToken = PresentationToken(), callbacks: PresentationCallbacks
+        token: PresentationToken? = nil, callbacks: PresentationCallbacks
     ) -> any Disposable {
-        perform { [self] in
-            guard !token.disposed else { return }
-            token.presentation = presentOnExecutor(presenter, description, rules, timeout, callbacks)
-        }
-        return Disposables.create { [self] in
-            perform {
-                token.disposed = true
-                guard let presentation = token.presentation, !presentation.finished else { return }
-                self.finish(presentation, answeredBy: nil, reason: .disposed)
+        let token = token ?? PresentationToken(core: self)
+        // NB: not through `perform`: on the executor (the common case) no closure is made.
+        if executor.inExecutor {
+            if !token.disposed { token.presentation = presentOnExecutor(presenter, description, rules, timeout, callbacks) }
+        } else {
+            executor.execute { [self] in
+                guard !token.disposed else { return }
+                token.presentation = presentOnExecutor(presenter, description, rules, timeout, callbacks)
             }
         }
+        return token
     }
 
     private func presentOnExecutor(

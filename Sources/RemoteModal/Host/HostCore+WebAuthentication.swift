@@ -26,7 +26,7 @@ extension HostCore {
         let description = ModalDescription.webAuthentication(
             url: authorizeURL(callback, state).absoluteString, callbackURL: callback.absoluteString,
             callbackURLScheme: nil, options: options)
-        let token = PresentationToken()
+        let token = PresentationToken(core: self)
         authCallbacks.withLock {
             $0[nonce] = AuthCallback(state: state) { [self] url in
                 perform { self.resolveExternally(token, .callbackURL(url)) }
