@@ -46,7 +46,9 @@ extension HostCore {
         let token = token ?? PresentationToken(core: self)
         // NB: not through `perform`: on the executor (the common case) no closure is made.
         if executor.inExecutor {
-            if !token.disposed { token.presentation = presentOnExecutor(presenter, description, rules, timeout, callbacks) }
+            if !token.disposed {
+                token.presentation = presentOnExecutor(presenter, description, rules, timeout, callbacks)
+            }
         } else {
             executor.execute { [self] in
                 guard !token.disposed else { return }
