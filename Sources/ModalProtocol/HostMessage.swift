@@ -134,6 +134,50 @@ public enum HostMessage: Sendable, Equatable {
         }
     }
 
+    /// The `items` array of a `controls` message as JSON bytes, for a host that keeps
+    /// them (a session's controls flip between a few states: idle, busy).
+    /// - Parameter items: The controls.
+    /// - Returns: The JSON array.
+    public static func controlItemsJSON(_ items: [ControlItem]) -> [UInt8] {
+        var writer = JSONWriter()
+        writeControlItems(items, to: &writer)
+        return writer.bytes
+    }
+
+    /// A `controls` message around items encoded by `controlItemsJSON`: the same text as
+    /// `HostMessage.controls(seq:items:).encode()`.
+    /// - Parameters:
+    ///   - seq: The sequence number.
+    ///   - itemsJSON: What `controlItemsJSON` returned for the items.
+    /// - Returns: Compact JSON text.
+    public static func encodeControls(seq: Int, itemsJSON: [UInt8]) -> String {
+        var writer = JSONWriter()
+        writer.raw("{\"type\":\"controls\",\"seq\":")
+        writer.int(seq)
+        writer.raw(",\"items\":")
+        writer.rawBytes(itemsJSON)
+        writer.raw("}")
+        return writer.output
+    }
+
+    private static func writeControlItems(_ items: [ControlItem], to writer: inout JSONWriter) {
+        writer.raw("[")
+        for (offset, item) in items.enumerated() {
+            writer.raw(offset == 0 ? "{\"id\":" : ",{\"id\":")
+            writer.string(item.id)
+            writer.raw(",\"title\":")
+            writer.string(item.title)
+            writer.raw(",\"style\":")
+            writer.string(item.style.rawValue)
+            writer.raw(",\"enabled\":")
+            writer.bool(item.enabled)
+            writer.raw(",\"busy\":")
+            writer.bool(item.busy)
+            writer.raw("}")
+        }
+        writer.raw("]")
+    }
+
     /// Encodes the message, keys in the order PROTOCOL.md shows them.
     /// - Returns: Compact JSON text.
     public func encode() -> String {
@@ -195,21 +239,8 @@ public enum HostMessage: Sendable, Equatable {
             }
             writer.raw("]")
         case .controls(_, let items):
-            writer.raw(",\"items\":[")
-            for (offset, item) in items.enumerated() {
-                writer.raw(offset == 0 ? "{\"id\":" : ",{\"id\":")
-                writer.string(item.id)
-                writer.raw(",\"title\":")
-                writer.string(item.title)
-                writer.raw(",\"style\":")
-                writer.string(item.style.rawValue)
-                writer.raw(",\"enabled\":")
-                writer.bool(item.enabled)
-                writer.raw(",\"busy\":")
-                writer.bool(item.busy)
-                writer.raw("}")
-            }
-            writer.raw("]")
+            writer.raw(",\"items\":")
+            Self.writeControlItems(items, to: &writer)
         case .status(_, let level, let text):
             writer.raw(",\"level\":")
             writer.string(level.rawValue)

@@ -3,7 +3,8 @@ public struct JSONWriter {
     // NB: bytes, not a String: appending a string's UTF-8 is a copy, where appending
     // substrings to a String went through the slice path and a new String per escape run
     // (the writer was a tenth of the host's time in the demo cycle's profile).
-    private var bytes: [UInt8] = []
+    /// The bytes written so far (UTF-8).
+    public private(set) var bytes: [UInt8] = []
 
     /// The text written so far.
     public var output: String { String(decoding: bytes, as: UTF8.self) }
@@ -16,6 +17,10 @@ public struct JSONWriter {
     /// Appends a raw piece of JSON syntax (punctuation, keys already quoted).
     /// - Parameter raw: The text.
     public mutating func raw(_ raw: String) { append(raw) }
+
+    /// Appends bytes of JSON written earlier (by another writer), as they are.
+    /// - Parameter json: UTF-8 JSON text.
+    public mutating func rawBytes(_ json: [UInt8]) { bytes.append(contentsOf: json) }
 
     private mutating func append(_ text: String) {
         var text = text

@@ -9,7 +9,11 @@ enum OutgoingItem: Sendable {
 
 /// A connection's frames waiting for `WRITEABLE`, with a byte limit so a client that
 /// stops reading cannot make the host buffer without bound.
-struct OutgoingQueue {
+///
+/// A class so that a send finds it with one dictionary lookup and changes it in place
+/// (as a struct in the dictionary, each access was a lookup of its own). Used only under
+/// the service loop's `shared` lock.
+final class OutgoingQueue {
     /// Whether `append` accepted the item.
     enum AppendResult: Equatable {
         case queued
@@ -31,7 +35,7 @@ struct OutgoingQueue {
 
     var isEmpty: Bool { head >= items.count }
 
-    mutating func append(_ item: OutgoingItem) -> AppendResult {
+    func append(_ item: OutgoingItem) -> AppendResult {
         guard !closing else { return .closing }
         switch item {
         case .message(let message):
@@ -52,7 +56,7 @@ struct OutgoingQueue {
 
     /// Drops the queued frames and queues a 1008 close with `reason` (the host-wide
     /// outgoing budget is spent, and this connection is the one asking for more).
-    mutating func overflow(reason: String) -> AppendResult {
+    func overflow(reason: String) -> AppendResult {
         guard !closing else { return .closing }
         items = [.close(.policyViolation, reason)]
         head = 0
@@ -66,7 +70,7 @@ struct OutgoingQueue {
         head < items.count ? items[head] : nil
     }
 
-    mutating func popFirst() -> OutgoingItem? {
+    func popFirst() -> OutgoingItem? {
         guard head < items.count else { return nil }
         let item = items[head]
         head += 1

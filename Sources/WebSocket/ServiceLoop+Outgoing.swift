@@ -37,15 +37,16 @@ extension ServiceLoop {
         // has its request (or its wake-up) pending, and WRITEABLE takes everything queued.
         var wasEmpty = true
         let result: OutgoingQueue.AppendResult? = shared.withLock { shared in
-            guard let before = shared.queues[id]?.bytes else { return nil }
-            wasEmpty = shared.queues[id]!.isEmpty
+            guard let queue = shared.queues[id] else { return nil }
+            let before = queue.bytes
+            wasEmpty = queue.isEmpty
             let result: OutgoingQueue.AppendResult
             if case .message(let message) = item, shared.queuedBytes + message.byteCount > maxOutgoingBytes {
-                result = shared.queues[id]!.overflow(reason: "host outgoing budget")
+                result = queue.overflow(reason: "host outgoing budget")
             } else {
-                result = shared.queues[id]!.append(item)
+                result = queue.append(item)
             }
-            shared.queuedBytes += shared.queues[id]!.bytes - before
+            shared.queuedBytes += queue.bytes - before
             switch result {
             case .queued:
                 if !direct {
@@ -153,21 +154,21 @@ extension ServiceLoop {
         }
         var frameBytes = 0
         let (close, more): ((CloseCode, String)?, Bool) = shared.withLock { shared in
-            guard shared.queues[id] != nil else { return (nil, false) }
-            let before = shared.queues[id]!.bytes
+            guard let queue = shared.queues[id] else { return (nil, false) }
+            let before = queue.bytes
             var close: (CloseCode, String)?
-            while let next = shared.queues[id]!.peekFirst() {
+            while let next = queue.peekFirst() {
                 switch next {
                 case .close(let code, let reason):
                     // A close goes alone, after the frames queued before it.
                     if batch.isEmpty {
-                        _ = shared.queues[id]!.popFirst()
+                        _ = queue.popFirst()
                         close = (code, reason)
                     }
                 case .message(let message):
                     let size = WebSocketFrame.headerSize(payload: message.byteCount) + message.byteCount
                     if batch.isEmpty || frameBytes + size <= byteBudget {
-                        _ = shared.queues[id]!.popFirst()
+                        _ = queue.popFirst()
                         batch.append(message)
                         frameBytes += size
                         continue
@@ -175,11 +176,11 @@ extension ServiceLoop {
                 }
                 break
             }
-            shared.queuedBytes -= before - shared.queues[id]!.bytes
+            shared.queuedBytes -= before - queue.bytes
             // Counted here, in the same lock (a failed write closes the connection anyway).
             shared.stats.messagesSent += batch.count
             if !batch.isEmpty { shared.stats.writes += 1 }
-            return (close, !shared.queues[id]!.isEmpty)
+            return (close, !queue.isEmpty)
         }
         if let (code, reason) = close { return .close(code, reason) }
         if !batch.isEmpty {

@@ -90,7 +90,7 @@ public final class Session: Sendable, Hashable, CustomStringConvertible {
         guard !controlsDirty.exchange(true, ordering: .acquiringAndReleasing) else { return }
         core.executor.execute { [self] in
             controlsDirty.store(false, ordering: .releasing)
-            let items = controlsState.withLock { $0.map(\.item) }
+            let items = controlsState.withLock { $0.map { $0.item } }
             controlItems.accept(items)
             core.setControls(id, items)
         }

@@ -73,7 +73,16 @@ extension HostCore {
         guard let session = sessions[sessionID], session.alive else { return }
         guard session.controls != items else { return }
         session.controls = items
-        broadcast(session) { .controls(seq: $0, items: items) }
+        let itemsJSON: [UInt8]
+        if let index = session.controlsEncodings.firstIndex(where: { $0.items == items }) {
+            itemsJSON = session.controlsEncodings[index].json
+            if index > 0 { session.controlsEncodings.swapAt(0, index) }
+        } else {
+            itemsJSON = HostMessage.controlItemsJSON(items)
+            session.controlsEncodings.insert((items, itemsJSON), at: 0)
+            if session.controlsEncodings.count > 2 { session.controlsEncodings.removeLast() }
+        }
+        send(HostMessage.encodeControls(seq: session.takeSeq(), itemsJSON: itemsJSON), to: session)
     }
 
     /// Sends a status notice to a session.

@@ -357,8 +357,13 @@ final class HostCore: @unchecked Sendable {
 
     /// Sends a message to every connection of a session, with the next `seq`.
     func broadcast(_ session: SessionState, _ build: (Int) -> HostMessage) {
+        send(build(session.takeSeq()).encode(), to: session)
+    }
+
+    /// Sends an encoded message (its `seq` taken from the session) to every connection of
+    /// the session.
+    func send(_ text: String, to session: SessionState) {
         executor.assertInExecutor()
-        let text = build(session.takeSeq()).encode()
         for connection in session.connections { transport.send(text, to: connection) }
     }
 }

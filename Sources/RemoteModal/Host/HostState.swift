@@ -51,6 +51,10 @@ final class SessionState: @unchecked Sendable {
     var pendingOrder: [String] = []
     var pending: [String: Presentation] = [:]
     var controls: [ControlItem] = []
+    /// The last two distinct controls lists and their encoded `items`, newest first: a
+    /// flow's controls flip between idle and busy, and encoding every item each time was a
+    /// tenth of the demo cycle.
+    var controlsEncodings: [(items: [ControlItem], json: [UInt8])] = []
     /// How recent modals ended, so a duplicate answer can be re-confirmed (the last 64:
     /// a client only re-sends answers it had in flight when its connection dropped).
     var ended = EndedModals()
