@@ -27,7 +27,8 @@ public struct JSONParser {
     public func parse(_ text: String) throws(JSONParseError) -> JSONValue {
         var text = text
         let result: Result<JSONValue, JSONParseError> = text.withUTF8 { bytes in
-            Result { () throws(JSONParseError) -> JSONValue in try parse(bytes: bytes) }
+            // A String's bytes are valid UTF-8 already, and so is any run between two quotes.
+            Result { () throws(JSONParseError) -> JSONValue in try parse(bytes: bytes, validUTF8: true) }
         }
         return try result.get()
     }
@@ -37,7 +38,11 @@ public struct JSONParser {
     /// - Returns: The value.
     /// - Throws: `JSONParseError` naming the problem and its offset.
     public func parse(bytes: UnsafeBufferPointer<UInt8>) throws(JSONParseError) -> JSONValue {
-        var reader = Reader(bytes: bytes, maxDepth: maxDepth, maxStringBytes: maxStringBytes)
+        try parse(bytes: bytes, validUTF8: false)
+    }
+
+    private func parse(bytes: UnsafeBufferPointer<UInt8>, validUTF8: Bool) throws(JSONParseError) -> JSONValue {
+        var reader = Reader(bytes: bytes, maxDepth: maxDepth, maxStringBytes: maxStringBytes, validUTF8: validUTF8)
         reader.skipWhitespace()
         let value = try reader.value(depth: 0)
         reader.skipWhitespace()
@@ -50,12 +55,16 @@ private struct Reader {
     let bytes: UnsafeBufferPointer<UInt8>
     let maxDepth: Int
     let maxStringBytes: Int
+    /// Whether the input is known to be valid UTF-8 (it came from a String): a string
+    /// without escapes is then taken as it is, without validating it again.
+    let validUTF8: Bool
     var index = 0
 
-    init(bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int, maxStringBytes: Int) {
+    init(bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int, maxStringBytes: Int, validUTF8: Bool) {
         self.bytes = bytes
         self.maxDepth = maxDepth
         self.maxStringBytes = maxStringBytes
+        self.validUTF8 = validUTF8
     }
 
     func error(_ reason: String) -> JSONParseError { JSONParseError(reason: reason, offset: index) }
@@ -63,7 +72,12 @@ private struct Reader {
     var current: UInt8? { index < bytes.count ? bytes[index] : nil }
 
     mutating func skipWhitespace() {
-        while index < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[index]) { index += 1 }
+        while index < bytes.count {
+            switch bytes[index] {
+            case 0x20, 0x09, 0x0A, 0x0D: index += 1
+            default: return
+            }
+        }
     }
 
     mutating func expect(_ literal: StaticString, _ value: JSONValue) throws(JSONParseError) -> JSONValue {
@@ -172,6 +186,10 @@ private struct Reader {
             while let digit = current, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(digit) { index += 1 }
         }
         guard index - start <= 64 else { throw error("number too long") }
+        if index - start <= 15, let integer = Self.smallInteger(UnsafeBufferPointer(rebasing: bytes[start..<index])) {
+            // Exact as a Double (under 2^53): no text conversion for the common seq and index.
+            return .number(Double(integer))
+        }
         let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
         guard let value = Double(text), value.isFinite else { throw error("number out of range") }
         return .number(value)
@@ -195,6 +213,20 @@ private struct Reader {
         return value
     }
 
+    /// The value of an optional minus and digits only (at most 15 of them), else `nil`.
+    static func smallInteger(_ text: UnsafeBufferPointer<UInt8>) -> Int? {
+        var digits = text[...]
+        let negative = digits.first == UInt8(ascii: "-")
+        if negative { digits = digits.dropFirst() }
+        guard !digits.isEmpty else { return nil }
+        var value = 0
+        for byte in digits {
+            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
+            value = value * 10 + Int(byte - UInt8(ascii: "0"))
+        }
+        return negative ? -value : value
+    }
+
     mutating func string() throws(JSONParseError) -> String {
         index += 1
         let start = index
@@ -204,8 +236,14 @@ private struct Reader {
             if byte == UInt8(ascii: "\"") {
                 let slice = UnsafeBufferPointer(rebasing: bytes[start..<index])
                 guard slice.count <= maxStringBytes else { throw error("string longer than \(maxStringBytes) bytes") }
-                guard let text = String(validating: slice, as: UTF8.self) else { throw error("invalid UTF-8") }
                 index += 1
+                // NB: `String(validating:)` goes through a generic, unspecialized path (a few
+                // percent of the host's time at one session); valid input needs no check.
+                if validUTF8 { return String(decoding: slice, as: UTF8.self) }
+                guard let text = String(validating: slice, as: UTF8.self) else {
+                    index -= 1
+                    throw error("invalid UTF-8")
+                }
                 return text
             }
             if byte == UInt8(ascii: "\\") || byte < 0x20 { break }

@@ -62,8 +62,29 @@ struct MessageAssembler {
         inMessage = false
         defer { if buffer.capacity > 65_536 { buffer = [] } }
         if isBinary { return .message(.binary(Data(buffer))) }
+        // NB: `String(validating:)` takes a generic, unspecialized path that cost more than
+        // the rest of receiving a message; ASCII (nearly every protocol message) needs no
+        // check beyond the high bits.
+        if Self.isASCII(buffer) { return .message(.text(String(decoding: buffer, as: UTF8.self))) }
         guard let text = String(validating: buffer, as: UTF8.self) else { return .invalidText }
         return .message(.text(text))
+    }
+
+    /// Whether every byte is below 0x80, eight bytes at a time.
+    static func isASCII(_ bytes: [UInt8]) -> Bool {
+        bytes.withUnsafeBytes { raw in
+            var offset = 0
+            var high: UInt64 = 0
+            while offset + 8 <= raw.count {
+                high |= raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+                offset += 8
+            }
+            while offset < raw.count {
+                high |= UInt64(raw[offset])
+                offset += 1
+            }
+            return high & 0x8080_8080_8080_8080 == 0
+        }
     }
 }
 

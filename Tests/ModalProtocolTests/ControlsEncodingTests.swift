@@ -22,3 +22,25 @@ struct ControlsEncodingTests {
         }
     }
 }
+
+@Suite("Parsing shortcuts give what the general path gives")
+struct ParserShortcutTests {
+    @Test(arguments: [
+        "0", "-0", "7", "-7", "123456789012345", "-123456789012345", "1234567890123456", "1.5", "1e3", "-0.25",
+        "9007199254740993",
+    ])
+    func numbersParseAsDouble(text: String) throws {
+        let parsed = try JSONParser().parse(text)
+        #expect(parsed == .number(Double(text)!))
+        let fromBytes = try Array(text.utf8).withUnsafeBufferPointer { try JSONParser().parse(bytes: $0) }
+        #expect(fromBytes == parsed)
+    }
+
+    @Test func stringsFromBytesAreStillValidated() throws {
+        let bytes: [UInt8] = Array("{\"a\":\"".utf8) + [0xFF] + Array("\"}".utf8)
+        #expect(throws: JSONParseError.self) {
+            _ = try bytes.withUnsafeBufferPointer { try JSONParser().parse(bytes: $0) }
+        }
+        #expect(try JSONParser().parse("{\"name\":\"Zoë ✓ 🙂\"}") == .object([("name", .string("Zoë ✓ 🙂"))]))
+    }
+}

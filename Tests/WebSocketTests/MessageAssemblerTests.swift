@@ -1,0 +1,39 @@
+import Testing
+
+@testable import WebSocket
+
+@Suite("Message assembly: text is valid UTF-8 or the connection closes with 1007")
+struct MessageAssemblerTests {
+    static func feed(_ bytes: [UInt8]) -> MessageAssembler.Output {
+        var assembler = MessageAssembler(limit: 1_024)
+        return bytes.withUnsafeBytes { assembler.feed($0, isFinal: true, binary: false) }
+    }
+
+    @Test(arguments: [
+        "", "a", "{\"type\":\"event\",\"control\":\"signIn\"}", "exactly8", "sixteen bytes!!!",
+        "Zoë signs in", "✓ done", "emoji 🙂 at the end 🙂", String(repeating: "é", count: 33),
+    ])
+    func validTextArrivesWhole(text: String) {
+        #expect(Self.feed(Array(text.utf8)) == .message(.text(text)))
+    }
+
+    @Test(arguments: [
+        [0xFF], [0x61, 0x62, 0x63, 0x64, 0x65, 0x66, 0x67, 0x80], [0xC0, 0xAF],
+        [0xE0, 0x80, 0x80], [0xED, 0xA0, 0x80], [0x61, 0xE2, 0x9C], [0xF4, 0x90, 0x80, 0x80],
+        Array("ascii before the bad byte".utf8) + [0xC3],
+    ] as [[UInt8]])
+    func invalidTextIsRefused(bytes: [UInt8]) {
+        #expect(Self.feed(bytes) == .invalidText)
+    }
+
+    @Test func asciiCheckLooksAtEveryByte() {
+        for length in 1...24 {
+            for position in 0..<length {
+                var bytes = [UInt8](repeating: 0x41, count: length)
+                #expect(MessageAssembler.isASCII(bytes))
+                bytes[position] = 0xC3
+                #expect(!MessageAssembler.isASCII(bytes), "high byte at \(position) of \(length)")
+            }
+        }
+    }
+}
