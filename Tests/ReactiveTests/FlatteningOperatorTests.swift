@@ -1,3 +1,4 @@
+import Locking
 import Reactive
 import ReactiveTestSupport
 import Testing
@@ -130,6 +131,39 @@ struct CombiningOperatorTests {
         let result = scheduler.start { Observable.combineLatest(a, b) { $0 + $1 } }
         #expect(result.events == [.completed(220)])
         #expect(b.subscriptions == [Subscription(200, 220)])
+    }
+
+    @Test func combineLatestOfTwoFailsWhenItsSelectorThrowsAndEndsBothSources() {
+        struct Refused: Error {}
+        let a = scheduler.createHotObservable([.next(210, 1), .next(230, 3), .next(250, 5)])
+        let b = scheduler.createHotObservable([.next(220, 10), .next(240, 20)])
+        let result = scheduler.start {
+            Observable.combineLatest(a, b) { first, second -> Int in
+                guard first < 3 else { throw Refused() }
+                return first + second
+            }
+        }
+        #expect(result.events.count == 2)
+        #expect(result.events.first == .next(220, 11))
+        #expect(result.events.last?.time == 230)
+        #expect(a.subscriptions == [Subscription(200, 230)])
+        #expect(b.subscriptions == [Subscription(200, 230)])
+    }
+
+    @Test func combineLatestOfTwoDeliversReentrantEventsInOrder() {
+        let first = PublishSubject<Int>()
+        let second = PublishSubject<Int>()
+        let seen = Locked<[Int]>([])
+        let subscription = Observable.combineLatest(first, second) { $0 * 100 + $1 }.subscribe(onNext: { value in
+            seen.withLock { $0.append(value) }
+            // Re-entrant: emitted while this value is being delivered; delivered after it.
+            if value == 101 { second.onNext(2) }
+        })
+        first.onNext(1)
+        second.onNext(1)
+        first.onNext(3)
+        subscription.dispose()
+        #expect(seen.withLock { $0 } == [101, 102, 302])
     }
 
     @Test func combineLatestArrayAndThreeWay() {

@@ -72,10 +72,16 @@ extension Observable {
     public static func combineLatest<A: ObservableType, B: ObservableType>(
         _ a: A, _ b: B, resultSelector: @escaping @Sendable (A.Element, B.Element) throws -> Element
     ) -> Observable<Element> {
-        Observable<[any Sendable]>.combineLatestErased([
-            a.asObservable().map { $0 as any Sendable }, b.asObservable().map { $0 as any Sendable },
-        ])
-        .map { try resultSelector($0[0] as! A.Element, $0[1] as! B.Element) }
+        // Typed, not through the erased engine: the common pair (an action's enabled and
+        // executing) emits without boxing, an array per event and casts back.
+        let first = a.asObservable()
+        let second = b.asObservable()
+        return Observable { observer in
+            let sink = CombineLatestPairSink(observer: observer, selector: resultSelector)
+            return Disposables.create(
+                first.subscribe(AnyObserver { sink.on(.first($0)) }),
+                second.subscribe(AnyObserver { sink.on(.second($0)) }))
+        }
     }
 
     /// Combines the latest elements of three sequences.
@@ -94,5 +100,77 @@ extension Observable {
             c.asObservable().map { $0 as any Sendable },
         ])
         .map { try resultSelector($0[0] as! A.Element, $0[1] as! B.Element, $0[2] as! C.Element) }
+    }
+}
+
+/// Serialized state of one two-source `combineLatest` subscription, typed.
+private final class CombineLatestPairSink<A: Sendable, B: Sendable, Result: Sendable>: Sendable {
+    enum Input: Sendable {
+        case first(Event<A>)
+        case second(Event<B>)
+    }
+
+    private struct State {
+        var first: A?
+        var second: B?
+        var firstCompleted = false
+        var secondCompleted = false
+    }
+
+    private let observer: AnyObserver<Result>
+    private let selector: @Sendable (A, B) throws -> Result
+    private let state = Locked(State())
+    private let delivery = SerialDelivery<Input>()
+
+    init(observer: AnyObserver<Result>, selector: @escaping @Sendable (A, B) throws -> Result) {
+        self.observer = observer
+        self.selector = selector
+    }
+
+    func on(_ input: Input) {
+        delivery.enqueue(input, handle)
+    }
+
+    private func handle(_ input: Input) {
+        switch input {
+        case .first(.next(let value)):
+            emit(
+                state.withLock { state in
+                    state.first = value
+                    return state.second.map { (value, $0) }
+                })
+        case .second(.next(let value)):
+            emit(
+                state.withLock { state in
+                    state.second = value
+                    return state.first.map { ($0, value) }
+                })
+        case .first(.error(let error)), .second(.error(let error)):
+            observer.onError(error)
+        case .first(.completed):
+            // Done when both completed, or when this one never emitted (nothing to combine).
+            if state.withLock({ state in
+                state.firstCompleted = true
+                return state.first == nil || state.secondCompleted
+            }) {
+                observer.onCompleted()
+            }
+        case .second(.completed):
+            if state.withLock({ state in
+                state.secondCompleted = true
+                return state.second == nil || state.firstCompleted
+            }) {
+                observer.onCompleted()
+            }
+        }
+    }
+
+    private func emit(_ pair: (A, B)?) {
+        guard let (first, second) = pair else { return }
+        do {
+            observer.onNext(try selector(first, second))
+        } catch {
+            observer.onError(error)
+        }
     }
 }
