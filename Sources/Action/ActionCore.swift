@@ -52,44 +52,27 @@ final class ActionCore<Input: Sendable, Element: Sendable>: Sendable {
         }
         executing.accept(true)
         let replay = ReplaySubject<Element>.createUnbound()
-        executions.onNext(replay.asObservable())
+        let replayed = replay.asObservable()
+        executions.onNext(replayed)
         let work: Observable<Element>
         do {
             work = try workFactory(input)
         } catch {
             work = .error(error)
         }
-        // Weak: the work's subscription is kept in `current`, so a strong capture would be
-        // a cycle that keeps a released action alive.
-        let finish: @Sendable () -> Void = { [weak self] in
-            guard let self else { return }
-            let wasCurrent = state.withLock { state -> Bool in
-                guard state.generation == generation, state.running else { return false }
-                state.running = false
-                return true
-            }
-            if wasCurrent { executing.accept(false) }
+        let execution = ActionExecution(core: self, generation: generation, replay: replay)
+        current.disposable = Disposables.create(work.subscribe(execution), execution)
+        return replayed
+    }
+
+    /// Ends execution `generation` if it is still the running one: `executing` turns false.
+    func finish(_ generation: UInt64) {
+        let wasCurrent = state.withLock { state -> Bool in
+            guard state.generation == generation, state.running else { return false }
+            state.running = false
+            return true
         }
-        let subscription = work.subscribe(
-            onNext: { [elements] element in
-                replay.onNext(element)
-                elements.onNext(element)
-            },
-            onError: { [errors] error in
-                errors.onNext(.underlyingError(error))
-                finish()
-                replay.onError(ActionError.underlyingError(error))
-            },
-            onCompleted: {
-                finish()
-                replay.onCompleted()
-            },
-            onDisposed: {
-                finish()
-                replay.onCompleted()
-            })
-        current.disposable = subscription
-        return replay.asObservable()
+        if wasCurrent { executing.accept(false) }
     }
 
     func cancel() {
@@ -103,5 +86,53 @@ final class StateBox: Sendable {
     var value: Bool? {
         get { storage.withLock { $0 } }
         set { storage.withLock { $0 = newValue } }
+    }
+}
+
+/// One execution's observer of its work, and what ends it when the subscription is
+/// disposed: forwards elements to the replay and to `elements`, failures to `errors`, and
+/// marks the action idle when the work ends in any way. One object per execution, where
+/// closures for each event and the disposal were six.
+///
+/// Weak `core`: the work's subscription is kept in the core's `current`, so a strong
+/// reference would be a cycle that keeps a released action alive.
+///
+/// `@unchecked Sendable` invariant: every stored property is immutable (the weak
+/// reference is only loaded, never assigned after `init`); the subjects are thread-safe.
+final class ActionExecution<Input: Sendable, Element: Sendable>: ObserverType, Disposable, @unchecked Sendable {
+    private weak var core: ActionCore<Input, Element>?
+    private let generation: UInt64
+    private let replay: ReplaySubject<Element>
+    private let elements: PublishSubject<Element>
+    private let errors: PublishSubject<ActionError>
+
+    init(core: ActionCore<Input, Element>, generation: UInt64, replay: ReplaySubject<Element>) {
+        self.core = core
+        self.generation = generation
+        self.replay = replay
+        elements = core.elements
+        errors = core.errors
+    }
+
+    func on(_ event: Event<Element>) {
+        switch event {
+        case .next(let element):
+            replay.onNext(element)
+            elements.onNext(element)
+        case .error(let error):
+            errors.onNext(.underlyingError(error))
+            core?.finish(generation)
+            replay.onError(ActionError.underlyingError(error))
+        case .completed:
+            core?.finish(generation)
+            replay.onCompleted()
+        }
+    }
+
+    /// The subscription was disposed (cancelled, replaced or the action released): idle,
+    /// and the replay completes (nothing if it already ended).
+    func dispose() {
+        core?.finish(generation)
+        replay.onCompleted()
     }
 }
