@@ -43,7 +43,13 @@ final class SubjectCore<Element: Sendable>: Sendable {
             case .next(let element):
                 switch memory {
                 case .none: break
-                case .latest: state.remembered = [element]
+                case .latest:
+                    // In place: a new one-element array per emission was an allocation each.
+                    if state.remembered.count == 1 {
+                        state.remembered[0] = element
+                    } else {
+                        state.remembered = [element]
+                    }
                 case .buffer(let limit):
                     state.remembered.append(element)
                     if let limit, state.remembered.count > limit {
