@@ -31,6 +31,38 @@ struct DisposableTests {
         #expect(a.count == 1)
     }
 
+    @Test func compositeOfManyRemovesByKeyAndDisposesTheRestInOrder() {
+        let order = Locked<[Int]>([])
+        let composite = CompositeDisposable()
+        var keys: [CompositeDisposable.Key] = []
+        for index in 0..<200 {
+            keys.append(composite.insert(Disposables.create { order.withLock { $0.append(index) } })!)
+        }
+        // Removes three in four, out of order, past the point where the array is compacted.
+        var removed = Set<Int>()
+        for index in stride(from: 199, through: 0, by: -1) where index % 4 != 0 {
+            composite.remove(for: keys[index])
+            removed.insert(index)
+        }
+        composite.remove(for: keys[5])  // already removed: nothing happens
+        #expect(order.withLock { $0.count } == removed.count)
+        #expect(composite.count == 50)
+        order.withLock { $0 = [] }
+        composite.dispose()
+        #expect(order.withLock { $0 } == Array(stride(from: 0, to: 200, by: 4)))
+        #expect(composite.count == 0)
+    }
+
+    @Test func twoDisposablesTogetherDisposeOnceInOrder() {
+        let order = Locked<[String]>([])
+        let both = Disposables.create(
+            Disposables.create { order.withLock { $0.append("first") } },
+            Disposables.create { order.withLock { $0.append("second") } })
+        both.dispose()
+        both.dispose()
+        #expect(order.withLock { $0 } == ["first", "second"])
+    }
+
     @Test func serialDisposesThePrevious() {
         let a = CountingResource()
         let b = CountingResource()

@@ -10,20 +10,35 @@ public final class CompositeDisposable: Disposable, Sendable {
     }
 
     /// Members in the order they were added; their keys increase along the array, so a
-    /// key is found by binary search and disposal needs no sorting.
+    /// key is found by binary search and disposal needs no sorting. A removed member
+    /// leaves a hole (`nil`) until holes are half the array, then the array is compacted:
+    /// removal stays amortized O(log n) for a group of thousands (a merge's inner
+    /// subscriptions).
     private struct State {
-        var members: [(key: UInt64, disposable: any Disposable)] = []
+        var members: [(key: UInt64, disposable: (any Disposable)?)] = []
+        var live = 0
         var nextKey: UInt64 = 0
         var disposed = false
 
-        func index(of key: UInt64) -> Int? {
+        mutating func append(_ disposable: any Disposable) -> UInt64 {
+            defer { nextKey += 1 }
+            members.append((nextKey, disposable))
+            live += 1
+            return nextKey
+        }
+
+        mutating func remove(_ key: UInt64) -> (any Disposable)? {
             var low = 0
             var high = members.count
             while low < high {
                 let middle = (low + high) / 2
                 if members[middle].key < key { low = middle + 1 } else { high = middle }
             }
-            return low < members.count && members[low].key == key ? low : nil
+            guard low < members.count, members[low].key == key, let found = members[low].disposable else { return nil }
+            members[low].disposable = nil
+            live -= 1
+            if members.count > 16, live * 2 < members.count { members.removeAll { $0.disposable == nil } }
+            return found
         }
     }
 
@@ -37,10 +52,7 @@ public final class CompositeDisposable: Disposable, Sendable {
     public init(_ disposables: [any Disposable]) {
         state.withLock { state in
             state.members.reserveCapacity(disposables.count)
-            for disposable in disposables {
-                state.members.append((state.nextKey, disposable))
-                state.nextKey += 1
-            }
+            for disposable in disposables { _ = state.append(disposable) }
         }
     }
 
@@ -48,7 +60,7 @@ public final class CompositeDisposable: Disposable, Sendable {
     public var isDisposed: Bool { state.withLock { $0.disposed } }
 
     /// The number of live members.
-    public var count: Int { state.withLock { $0.members.count } }
+    public var count: Int { state.withLock { $0.live } }
 
     /// Adds a member.
     /// - Parameter disposable: The disposable to hold.
@@ -58,9 +70,7 @@ public final class CompositeDisposable: Disposable, Sendable {
     public func insert(_ disposable: any Disposable) -> Key? {
         let key: UInt64? = state.withLock { state in
             guard !state.disposed else { return nil }
-            defer { state.nextKey += 1 }
-            state.members.append((state.nextKey, disposable))
-            return state.nextKey
+            return state.append(disposable)
         }
         guard let key else {
             disposable.dispose()
@@ -72,18 +82,21 @@ public final class CompositeDisposable: Disposable, Sendable {
     /// Removes a member and disposes it.
     /// - Parameter key: The key `insert` returned.
     public func remove(for key: Key) {
-        let member = state.withLock { state in state.index(of: key.value).map { state.members.remove(at: $0) } }
-        member?.disposable.dispose()
+        let member = state.withLock { $0.remove(key.value) }
+        member?.dispose()
     }
 
     /// Disposes every member, once.
     public func dispose() {
-        let members = state.withLock { state -> [(key: UInt64, disposable: any Disposable)] in
+        let members = state.withLock { state -> [(key: UInt64, disposable: (any Disposable)?)] in
             guard !state.disposed else { return [] }
             state.disposed = true
-            defer { state.members = [] }
+            defer {
+                state.members = []
+                state.live = 0
+            }
             return state.members
         }
-        for member in members { member.disposable.dispose() }
+        for member in members { member.disposable?.dispose() }
     }
 }
