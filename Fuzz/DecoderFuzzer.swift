@@ -6,6 +6,15 @@
 public func fuzzDecoder(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = UnsafeBufferPointer(start: data, count: size)
     let text = String(decoding: bytes, as: UTF8.self)
+    // The parser reads a String's bytes without validating its strings again, and raw
+    // bytes with validation: both must agree on valid UTF-8, and raw bytes that are not
+    // valid UTF-8 must never parse.
+    let fromBytes = try? JSONParser().parse(bytes: bytes)
+    if let valid = String(validating: bytes, as: UTF8.self) {
+        guard (try? JSONParser().parse(valid)) == fromBytes else { fatalError("String and bytes parse differently") }
+    } else if fromBytes != nil {
+        fatalError("invalid UTF-8 parsed as JSON")
+    }
     if let message = try? ClientMessage.decode(text) {
         // A decoded message must survive its own encoding.
         guard (try? ClientMessage.decode(message.encode())) == message else { fatalError("round trip changed \(text)") }

@@ -77,6 +77,13 @@ public final class TestScheduler: SchedulerType {
         while runNext(upTo: .max) {}
     }
 
+    /// Whether an action not cancelled is scheduled at or before a time.
+    /// - Parameter time: The time.
+    /// - Returns: `true` when `advanceTo(time)` would run something.
+    public func hasActions(upTo time: TestTime) -> Bool {
+        state.withLock { state in state.items.contains { $0.time <= time && !$0.cancel.isDisposed } }
+    }
+
     /// Runs the actions due up to a time, then sets the clock to it.
     /// - Parameter time: The new virtual time.
     public func advanceTo(_ time: TestTime) {

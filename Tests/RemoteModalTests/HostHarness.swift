@@ -52,9 +52,16 @@ final class HostHarness: Sendable {
     /// Stops remembering a session (long-running tests, so the harness does not keep them).
     func forget(_ session: Session) { known.remove(session.id) }
 
+    /// Moves the virtual clock on and lets the host finish what the timers started,
+    /// including timers those schedule from the host's executor on the way (a chain of
+    /// held upload acknowledgements): the clock's loop cannot see a timer the executor
+    /// has not scheduled yet, so it runs again after each settle until none is due.
     func advance(seconds: Int) {
-        clock.advanceTo(clock.clock + seconds)
-        settle()
+        let target = clock.clock + seconds
+        repeat {
+            clock.advanceTo(target)
+            settle()
+        } while clock.hasActions(upTo: target)
     }
 }
 
