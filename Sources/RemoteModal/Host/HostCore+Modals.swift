@@ -139,7 +139,8 @@ extension HostCore {
         }
         for (index, rule) in rules.enumerated() {
             guard case .observable(let enabled) = rule else { continue }
-            presentation.ruleSubscriptions.insert(
+            if presentation.ruleSubscriptions == nil { presentation.ruleSubscriptions = CompositeDisposable() }
+            presentation.ruleSubscriptions?.insert(
                 enabled.distinctUntilChanged().subscribe(onNext: { [self] value in
                     perform { self.setActionState(presentation, index, value) }
                 }))
@@ -210,7 +211,7 @@ extension HostCore {
         guard !presentation.finished else { return }
         presentation.finished = true
         presentation.timeout?.dispose()
-        presentation.ruleSubscriptions.dispose()
+        presentation.ruleSubscriptions?.dispose()
         if let uploads = presentation.uploads {
             uploads.reset()
             metrics.update {

@@ -196,7 +196,8 @@ final class Presentation: @unchecked Sendable {
     var textFields: [String]
     var finished = false
     var timeout: (any Disposable)?
-    var ruleSubscriptions = CompositeDisposable()
+    /// Subscriptions to the actions' host-side rules; made only when there is one.
+    var ruleSubscriptions: CompositeDisposable?
     /// Received upload chunks, for pickers.
     let uploads: UploadAssembly?
     /// The session whose flow asked for a group presentation, if known: the pending limit
@@ -215,7 +216,7 @@ final class Presentation: @unchecked Sendable {
         self.description = description
         self.callbacks = callbacks
         self.rules = rules
-        self.actionStates = description.actions?.map(\.enabled) ?? []
+        self.actionStates = description.actions?.map { $0.enabled } ?? []
         if case .alert(_, _, let fields, _) = description {
             textFields = fields.map { $0.text ?? "" }
         } else {
@@ -265,9 +266,14 @@ final class Presentation: @unchecked Sendable {
     var currentDescription: ModalDescription {
         switch description {
         case .alert(let title, let message, let fields, let actions):
+            func shown(_ field: TextFieldSpec, _ text: String) -> Bool {
+                field.kind == .password || (text.isEmpty && field.text == nil) || field.text == text
+            }
+            // Nothing typed and no state changed (a first present): the description as it is.
+            if zip(fields, textFields).allSatisfy(shown), unchanged(actions) { return description }
             let typed = zip(fields, textFields).map { field, text in
                 var field = field
-                if field.kind != .password, !(text.isEmpty && field.text == nil) { field.text = text }
+                if !shown(field, text) { field.text = text }
                 return field
             }
             return .alert(title: title, message: message, textFields: typed, actions: applyStates(actions))
@@ -278,7 +284,13 @@ final class Presentation: @unchecked Sendable {
         }
     }
 
-    private func applyStates(_ actions: [ActionSpec]) -> [ActionSpec] { apply(actionStates, to: actions) }
+    private func applyStates(_ actions: [ActionSpec]) -> [ActionSpec] {
+        unchanged(actions) ? actions : apply(actionStates, to: actions)
+    }
+
+    private func unchanged(_ actions: [ActionSpec]) -> Bool {
+        actions.count == actionStates.count && zip(actions, actionStates).allSatisfy { $0.enabled == $1 }
+    }
 
     private func apply(_ states: [Bool], to actions: [ActionSpec]) -> [ActionSpec] {
         zip(actions, states).map { action, enabled in
