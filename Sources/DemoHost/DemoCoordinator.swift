@@ -80,7 +80,12 @@ final class SignInCoordinator: SessionCoordinator<Void>, @unchecked Sendable {
             }
         }
         .catch { error in
-            session.notify("Sign in failed: \(error)", level: .error)
+            // Closing the alert without a button (Escape: `failure` `cancelled`) is a cancel too.
+            if case RemoteModalError.cancelled = error {
+                session.notify("Sign in cancelled", level: .info)
+            } else {
+                session.notify("Sign in failed: \(error)", level: .error)
+            }
             return .empty()
         }
     }

@@ -10,7 +10,13 @@ import Transport
 extension ServiceLoop {
     // MARK: Calls from any thread
 
-    var stats: TransportStats { shared.withLock { $0.stats } }
+    var stats: TransportStats {
+        shared.withLock { shared in
+            var stats = shared.stats
+            stats.outgoingQueuedBytes = shared.queuedBytes
+            return stats
+        }
+    }
 
     /// Queues a message; returns false when the connection is unknown or closing.
     @discardableResult
@@ -36,17 +42,23 @@ extension ServiceLoop {
         // One writable request per connection per turn: a queue that already held frames
         // has its request (or its wake-up) pending, and WRITEABLE takes everything queued.
         var wasEmpty = true
+        // Connections cut to make room in the host-wide budget (see `makeRoom`).
+        var evicted: [ConnectionID] = []
         let result: OutgoingQueue.AppendResult? = shared.withLock { shared in
             guard let queue = shared.queues[id] else { return nil }
-            let before = queue.bytes
             wasEmpty = queue.isEmpty
             let result: OutgoingQueue.AppendResult
-            if case .message(let message) = item, shared.queuedBytes + message.byteCount > maxOutgoingBytes {
+            if case .message(let message) = item,
+                !Self.makeRoom(for: message.byteCount, sender: id, in: &shared, budget: maxOutgoingBytes, cut: &evicted)
+            {
+                let before = queue.bytes
                 result = queue.overflow(reason: "host outgoing budget")
+                shared.queuedBytes -= before
             } else {
+                let before = queue.bytes
                 result = queue.append(item)
+                shared.queuedBytes += queue.bytes - before
             }
-            shared.queuedBytes += queue.bytes - before
             switch result {
             case .queued:
                 if !direct {
@@ -62,6 +74,10 @@ extension ServiceLoop {
             }
             return result
         }
+        for other in evicted {
+            logger.warning("connection \(other): holds the most unsent bytes of a full host budget, closing with 1008")
+        }
+        if !evicted.isEmpty { wake() }
         guard let result else { return false }
         if direct, result == .queued {
             // NB: not written here, nor at the end of the turn: lws writes a pong it owes
@@ -73,6 +89,33 @@ extension ServiceLoop {
         }
         if result == .overflow { logger.warning("connection \(id): outgoing queue over its limit, closing with 1008") }
         return result == .queued
+    }
+
+    /// Makes room for `bytes` more in the host-wide outgoing budget: while it would be
+    /// exceeded, the connection holding the most unsent bytes (a client that stopped
+    /// reading, most likely) is cut with 1008 and its frames dropped. Returns false when the
+    /// sender itself holds the most (then it is the one to cut). Cutting whoever asked next
+    /// instead let clients that stop reading get healthy ones disconnected.
+    static func makeRoom(
+        for bytes: Int, sender: ConnectionID, in shared: inout Shared, budget: Int, cut: inout [ConnectionID]
+    ) -> Bool {
+        while shared.queuedBytes + bytes > budget {
+            // O(connections), only when the budget is full.
+            var largest: (id: ConnectionID, queue: OutgoingQueue)?
+            for (id, queue) in shared.queues where !queue.closing && queue.bytes > (largest?.queue.bytes ?? 0) {
+                largest = (id, queue)
+            }
+            guard let (id, queue) = largest, id != sender, queue.bytes >= (shared.queues[sender]?.bytes ?? 0) else {
+                return false
+            }
+            shared.queuedBytes -= queue.bytes
+            _ = queue.overflow(reason: "host outgoing budget")
+            shared.wake.append(id)
+            shared.slowConsumers.append(id)
+            shared.stats.slowConsumers += 1
+            cut.append(id)
+        }
+        return true
     }
 
     func receive(_ wsi: OpaquePointer, _ input: UnsafeMutableRawPointer?, _ length: Int) -> Int32 {

@@ -108,6 +108,20 @@ def test_resume_after_dropped_connection_and_duplicate_answers(demo_host):
     run(scenario())
 
 
+def test_closing_the_sign_in_alert_without_a_button_is_a_cancel(demo_host):
+    # Escape in a client: `failure` `cancelled`, which the demo reports as the Cancel button does.
+    async def scenario():
+        client = await ProtocolClient.open(demo_host.url)
+        await client.tap("signIn")
+        present = await client.expect("present")
+        await client.send({"type": "failure", "id": present["id"], "code": "cancelled"})
+        assert (await client.expect("dismiss"))["reason"] == "resolved"
+        status = await client.expect("status")
+        assert (status["level"], status["text"]) == ("info", "Sign in cancelled")
+        await client.close()
+    run(scenario())
+
+
 def test_answer_to_another_sessions_modal_is_unknown(demo_host):
     async def scenario():
         owner = await ProtocolClient.open(demo_host.url, name="owner")

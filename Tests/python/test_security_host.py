@@ -293,3 +293,79 @@ def masked(payload):
     else:
         header += bytes([0x80 | 127]) + len(payload).to_bytes(8, "big")
     return header + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
+
+
+def test_a_full_outgoing_budget_cuts_the_clients_that_stopped_reading_not_a_reader():
+    # Two attacker sessions each have a driver that runs sign-in cycles and a second
+    # connection that never reads: the session's messages pile up for it. The drivers fill
+    # the host-wide budget to within 16 KiB, then stop. The bystander, who reads everything,
+    # signs in with a 30 KB e-mail: its status message does not fit. The holder of the most
+    # unsent bytes must be cut (1008), not the bystander (before the fix, the connection
+    # asking past the budget was the one closed).
+    budget = 1 << 20
+    host = Host("--max-outgoing-memory", str(budget), "--rate", "100000", "--burst", "100000")
+    try:
+        def gauge(name):
+            with urllib.request.urlopen(f"http://127.0.0.1:{host.port}/metrics") as reply:
+                lines = reply.read().decode().splitlines()
+            return int(next(line for line in lines if line.startswith(name + " ")).split()[1])
+
+        async def non_reader(session, source):
+            sock = socket.socket()
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 2048)
+            sock.bind((source, 0))
+            sock.connect(("127.0.0.1", host.port))
+            sock.sendall(f"GET /ws HTTP/1.1\r\nHost: 127.0.0.1:{host.port}\r\nUpgrade: websocket\r\n"
+                         "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+                         "Sec-WebSocket-Version: 13\r\n\r\n".encode())
+            assert b" 101 " in sock.recv(256)  # the upgrade only: nothing is read after it
+            sock.sendall(masked(json.dumps({"type": "hello", "protocol": 1, "client": {"kind": "x", "name": "n"},
+                                            "capabilities": CAPABILITIES, "resume": {"session": session}}).encode()))
+            return sock
+
+        async def cycle(client, email=None):
+            await client.tap("signIn")
+            present = await client.expect("present", timeout=10)
+            if email is None:
+                await client.send({"type": "result", "id": present["id"], "value": {"action": 0, "textFields": ["", ""]}})
+            else:
+                await client.send({"type": "input", "id": present["id"], "textFields": [email, "pw"]})
+                await client.expect("update", timeout=10)
+                await client.send({"type": "result", "id": present["id"],
+                                   "value": {"action": 1, "textFields": [email, "pw"]}})
+            return await client.expect("status", timeout=10)
+
+        async def scenario():
+            drivers, sockets = [], []
+            for index in range(2):
+                source = f"127.0.0.{20 + index}"
+                driver = await ProtocolClient.open(host.url, name=f"driver{index}", source=source)
+                drivers.append(driver)
+                sockets.append(await non_reader(driver.session, source))
+            bystander = await ProtocolClient.open(host.url, name="bystander")
+            await asyncio.sleep(0.3)
+            # Fill: one driver cycle at a time (a few KB each) until the budget is nearly full.
+            cycles = 0
+            while gauge("remote_modal_outgoing_queued_bytes") < budget - 16 * 1024:
+                await cycle(drivers[cycles % 2])
+                cycles += 1
+                assert cycles < 5000, "the budget never filled"
+            assert gauge("remote_modal_slow_consumers_total") == 0
+            email = "b" * 30_000 + "@example.com"
+            status = await cycle(bystander, email)
+            assert status["text"] == f"Signed in as {email}"
+            assert gauge("remote_modal_slow_consumers_total") == 1
+            assert gauge("remote_modal_outgoing_queued_bytes") < budget
+            await sign_in_works(bystander)
+            assert not [m for m in bystander.inbox if m["type"] == "error"]
+            for sock in sockets:
+                sock.close()
+            for driver in drivers:
+                await driver.close()
+            await bystander.close()
+            return cycles
+
+        cycles = run(scenario())
+        print(f"\nbudget filled in {cycles} attacker cycles; the bystander's big status cut a non-reader")
+    finally:
+        host.stop()

@@ -84,6 +84,10 @@ final class HostMetrics: Sendable {
             "Socket writes: the messages queued for a client in one loop turn go out in one write.",
             [("", "\(transport.writes)")])
         metric(
+            "remote_modal_outgoing_queued_bytes", "gauge",
+            "Bytes queued for clients and not yet written to their sockets (at most --max-outgoing-memory).",
+            [("", "\(transport.outgoingQueuedBytes)")])
+        metric(
             "remote_modal_slow_consumers_total", "counter",
             "Connections closed because their queue, or the host's outgoing budget, filled up.",
             [("", "\(transport.slowConsumers)")])
