@@ -106,13 +106,28 @@ public struct KioskModel: Sendable {
         /// Whether an answer was sent (waiting for the dismiss).
         public var answered = false
 
-        /// The choice Enter picks: the preferred one if enabled, else the last enabled
-        /// one that is not a cancel.
+        /// The choice Enter picks, as in the browser (whose focus starts there): the
+        /// preferred one if enabled, else the first enabled one.
         public var defaultChoice: Int? {
             if let preferred = choices.firstIndex(where: { $0.preferred }), choices[preferred].enabled {
                 return preferred
             }
-            return choices.lastIndex { $0.enabled && $0.style != .cancel }
+            return choices.firstIndex { $0.enabled }
+        }
+
+        /// Why Escape does nothing here, as in the browser: an alert or action sheet is
+        /// answered by its cancel action, and one without (a group approval: Escape would
+        /// end it for every member) or with it disabled stays. `nil`: Escape cancels.
+        public var escapeRefusal: String? {
+            switch modal {
+            case .alert, .actionSheet:
+                guard let cancel = choices.firstIndex(where: { $0.style == .cancel }) else {
+                    return "Please choose one of the options."
+                }
+                return choices[cancel].enabled ? nil : "Cancel is not available right now."
+            default:
+                return nil
+            }
         }
 
         /// Whether the files are on their way (read, sending, or waiting for a reconnect).
@@ -514,6 +529,10 @@ public struct KioskModel: Sendable {
         let onChoices = open.focus >= open.fields.count
         switch key {
         case .escape:
+            if let refusal = open.escapeRefusal {
+                banner = refusal
+                return []
+            }
             if let cancel = open.choices.firstIndex(where: { $0.style == .cancel && $0.enabled }) {
                 return pick(&open, cancel)
             }

@@ -346,7 +346,7 @@ public enum KioskScreen {
             }
             if !open.fields.isEmpty { parts.append("Up: fields") }
         }
-        parts.append("Esc cancels")
+        if open.escapeRefusal == nil { parts.append("Esc cancels") }
         return parts.joined(separator: ". ") + "."
     }
 

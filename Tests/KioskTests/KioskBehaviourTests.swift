@@ -36,18 +36,53 @@ struct KioskWaysOutTests {
         #expect(model.current == nil)
     }
 
-    @Test func escapeOnAModalWithoutACancelChoiceSendsCancelled() {
-        let ok = ModalDescription.alert(
-            title: "Note", message: nil, textFields: [], actions: [ActionSpec(title: "OK")])
-        var model = welcomed(ok)
-        #expect(model.press(.escape) == [.send(.failure(id: "m1", code: .cancelled, message: nil))])
-        #expect(model.current == nil)
+    @Test func escapeOnAnAlertOrSheetWithoutACancelChoiceStaysAndSaysWhy() {
+        // As in the browser: such a modal is answered by one of its choices. A group approval
+        // (Approve, Reject) cancelled by one member's Escape ended it for every member.
+        let approval = ModalDescription.alert(
+            title: "Approve request?", message: nil, textFields: [],
+            actions: [ActionSpec(title: "Approve"), ActionSpec(title: "Reject", style: .destructive)])
+        let sheet = ModalDescription.actionSheet(
+            title: "Pick", message: nil, source: nil, actions: [ActionSpec(title: "A"), ActionSpec(title: "B")])
+        for modal in [approval, sheet] {
+            var model = welcomed(modal)
+            #expect(model.press(.escape) == [], "\(modal.kind)")
+            #expect(model.current?.id == "m1")
+            #expect(model.banner == "Please choose one of the options.")
+            let screen = KioskScreen.lines(model, width: 80, height: 24).joined(separator: "\n")
+            #expect(screen.contains("Please choose one of the options."))
+            #expect(!screen.contains("Esc cancels"), "\(modal.kind)")
+            #expect(screen.contains("Number or Enter (\(modal.actions![0].title)) picks"))
+            let answer: JSONValue = modal.kind == "alert" ? ["action": 0, "textFields": []] : ["action": 0]
+            #expect(model.press(.enter) == [.send(.result(id: "m1", value: answer))])
+        }
+        // A cancel choice that is disabled: Escape stays too, and says so.
+        let locked = ModalDescription.alert(
+            title: "Wait", message: nil, textFields: [],
+            actions: [ActionSpec(title: "OK"), ActionSpec(title: "Cancel", style: .cancel, enabled: false)])
+        var model = welcomed(locked)
+        #expect(model.press(.escape) == [])
+        #expect(model.banner == "Cancel is not available right now.")
+    }
+
+    @Test func enterPicksTheFirstEnabledChoiceWithoutAPreferredOneAsTheBrowserDoes() {
+        let country = ModalDescription.actionSheet(
+            title: "Choose a country", message: nil, source: nil,
+            actions: [
+                ActionSpec(title: "France", enabled: false), ActionSpec(title: "Japan"), ActionSpec(title: "Brazil"),
+                ActionSpec(title: "Cancel", style: .cancel),
+            ])
+        var model = welcomed(country)
+        #expect(model.current?.defaultChoice == 1)
+        #expect(model.press(.enter) == [.send(.result(id: "m1", value: ["action": 1]))])
     }
 
     @Test func everyKindHasAWayOutAndAHintThatSaysSo() {
         let kinds: [ModalDescription] = [
             signIn, photos,
-            .actionSheet(title: "Pick", message: nil, source: nil, actions: [ActionSpec(title: "A")]),
+            .actionSheet(
+                title: "Pick", message: nil, source: nil,
+                actions: [ActionSpec(title: "A"), ActionSpec(title: "None", style: .cancel)]),
             .mailComposer(to: [], cc: [], bcc: [], subject: "", body: "", isHTML: false),
             .messageComposer(recipients: [], subject: nil, body: ""),
             .webAuthentication(url: "https://id.example/auth?x=1", callbackURL: "https://h/cb", callbackURLScheme: nil),

@@ -124,6 +124,11 @@ def test_group_approval_with_a_scripted_kiosk(host, kiosk, tmp_path):
                                  "--script", str(script)], stdout=subprocess.PIPE, text=True)
     kiosk.wait_for("== Approve request? ==", seconds=15)
     assert "lobby-2 asks for approval" in kiosk.screen()
+    # Escape does not end the group's request for everyone (it has no cancel choice): the
+    # dialog stays and says why, as in the browser.
+    kiosk.keys("Escape")
+    kiosk.wait_for("Please choose one of the options.", seconds=5)
+    assert "== Approve request? ==" in kiosk.screen()
     kiosk.keys("1")
     kiosk.wait_for("INFO: Approved by lobby-1", seconds=15)
     out, _ = scripted.communicate(timeout=20)

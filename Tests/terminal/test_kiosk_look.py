@@ -76,7 +76,7 @@ def control_number(terminal, title):
 SCENES = {
     "alert-sign-in": (["Sign in"], "== Sign in ==", None),
     "alert-sign-in-filled": (["Sign in", "ann@example.com", "Enter", "pw", "Tab"], "password: **", "[2] Sign In"),
-    "action-sheet-contact": (["Contact us"], "== Contact us ==", "[2] Message"),
+    "action-sheet-contact": (["Contact us"], "== Contact us ==", "[1] Mail"),
     "action-sheet-country": (["Choose country"], "== Choose a country ==", None),
     "mail-composer": (["Contact us", "1"], "== New mail ==", None),
     "message-composer": (["Contact us", "2"], "== New message ==", None),
