@@ -39,6 +39,40 @@ def test_sign_in_enabled_only_when_valid(host, page):
     page.assert_no_bad_message()
 
 
+def test_enter_right_after_pasting_waits_for_the_host_and_signs_in(host, page):
+    # Autofill or a paste fills both fields at once and Enter follows at once, before the
+    # 100 ms input timer has sent them: the host has not enabled Sign In yet. The values go
+    # at once and Sign In runs when the host enables it; Enter is not refused or lost.
+    page.open(host.base)
+    page.tap("signIn")
+    dialog = page.dialog()
+    email, password = dialog.find_elements(By.TAG_NAME, "input")
+    page.script("""
+        const [email, password] = arguments;
+        email.value = 'paste@example.com';
+        email.dispatchEvent(new Event('input', {bubbles: true}));
+        password.value = 'pasted-secret';
+        password.dispatchEvent(new Event('input', {bubbles: true}));
+        password.dispatchEvent(new KeyboardEvent('keydown', {key: 'Enter', bubbles: true}));
+    """, email, password)
+    page.wait_toast("Signed in as paste@example.com")
+    page.no_dialog()
+    assert "Fill in the fields first" not in page.script("return document.body.innerText")
+    page.assert_no_bad_message()
+
+
+def test_enter_with_an_empty_field_is_refused_at_once(host, page):
+    page.open(host.base)
+    page.tap("signIn")
+    dialog = page.dialog()
+    email = dialog.find_elements(By.TAG_NAME, "input")[0]
+    email.send_keys("ann@example.com")
+    time.sleep(1.2)  # the e-mail reached the host long ago; the password is still empty
+    email.send_keys(Keys.ENTER)
+    page.wait(2).until(lambda d: "Fill in the fields first" in dialog.text)
+    assert dialog.is_displayed()
+
+
 def test_escape_picks_cancel_and_focus_returns(host, desktop):
     page = desktop
     page.open(host.base)

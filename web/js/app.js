@@ -158,6 +158,7 @@ client.addEventListener("present", ({ detail: { id, modal, answered } }) => {
   const handle = openModal(id, modal, {
     answer: (message) => client.answer(message),
     input: (values) => client.input(id, values),
+    flushInput: () => client.flushInput(id),
     upload: (files, onProgress, answer) => client.upload(id, files, onProgress, answer),
     retry: () => client.retryNow(),
     draft: draftStore(id),

@@ -90,6 +90,7 @@ export class ModalClient extends EventTarget {
     this.unconfirmed = new Map(restore(storage));   // id -> answer message kept until its dismiss
     this.lastAnswered = null;        // the id of the answer an error with ref result/failure is about
     this.inputTimers = new Map();
+    this.inputSentAt = new Map();
     this.lastInput = new Map();      // id -> last text fields, re-sent after a resume
     this.uploads = new Map();        // id -> Upload
     this.pickers = new Map();        // id -> {window, received} from the picker's latest present
@@ -269,6 +270,7 @@ export class ModalClient extends EventTarget {
     this.modals.delete(id);
     this.pickers.delete(id);
     this.lastInput.delete(id);
+    this.inputSentAt.delete(id);
     this.uploads.get(id)?.stop();
     this.uploads.delete(id);
     if (this.unconfirmed.delete(id)) this.persistAnswers();
@@ -335,12 +337,32 @@ export class ModalClient extends EventTarget {
     this.lastInput.set(id, textFields);
     const pending = this.inputTimers.get(id);
     if (pending) { pending.values = textFields; return; }
-    const entry = { values: textFields };
+    const entry = { values: textFields, flushed: false };
     this.inputTimers.set(id, entry);
     setTimeout(() => {
+      if (entry.flushed) return;
       this.inputTimers.delete(id);
-      if (this.shown.has(id) && this.isOpen) this.send({ type: "input", id, textFields: entry.values });
+      this.sendInput(id, entry.values);
     }, 100);
+  }
+
+  /** Sends `id`'s text field values still waiting for the 100 ms timer now (Enter right
+   *  after typing or pasting). Returns whether an `update` from the host may still be on its
+   *  way: values were sent within the last second. */
+  flushInput(id) {
+    const pending = this.inputTimers.get(id);
+    if (pending) {
+      pending.flushed = true;
+      this.inputTimers.delete(id);
+      this.sendInput(id, pending.values);
+    }
+    return Date.now() - (this.inputSentAt.get(id) ?? 0) < 1000;
+  }
+
+  sendInput(id, textFields) {
+    if (!this.shown.has(id) || !this.isOpen) return;
+    this.send({ type: "input", id, textFields });
+    this.inputSentAt.set(id, Date.now());
   }
 
   /**

@@ -94,11 +94,33 @@ export class DialogUI {
         event.preventDefault();
         const preferred = buttons.find((button) => button.classList.contains("preferred"));
         if (preferred && !preferred.disabled) preferred.click();
+        // Typed or pasted a moment ago: the host has not enabled the action yet. The values go
+        // now, and the action runs when the host enables it (within a second), not lost.
+        else if (preferred && this.io.flushInput?.()) this.submitWhenEnabled(preferred);
         else this.refuse("Fill in the fields first");
       });
     }
     this.body.append(row);
-    return { row, buttons, update: (states) => states.forEach((state, index) => { if (buttons[index]) buttons[index].disabled = !state.enabled; }) };
+    const update = (states) => {
+      states.forEach((state, index) => { if (buttons[index]) buttons[index].disabled = !state.enabled; });
+      const waiting = this.pendingSubmit;
+      if (waiting && !waiting.button.disabled) {
+        clearTimeout(waiting.timer);
+        this.pendingSubmit = null;
+        waiting.button.click();
+      }
+    };
+    return { row, buttons, update };
+  }
+
+  /** Clicks `button` once the host enables it, or says why not after a second. */
+  submitWhenEnabled(button) {
+    if (this.pendingSubmit) clearTimeout(this.pendingSubmit.timer);
+    const timer = setTimeout(() => {
+      this.pendingSubmit = null;
+      if (button.disabled && button.isConnected) this.refuse("Fill in the fields first");
+    }, 1000);
+    this.pendingSubmit = { button, timer };
   }
 
   /** What Escape, the back gesture and a tap outside a sheet do. */
