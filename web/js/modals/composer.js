@@ -40,5 +40,13 @@ export function composer(ui, { title, fields, statuses, content }) {
     const order = [...ui.body.querySelectorAll("input:not([type=file]), textarea")].filter((node) => node.offsetParent !== null);
     order[order.indexOf(event.target) + 1]?.focus();
   });
-  ui.onCancel(() => answer(0, buttons[0]));
+  // Escape, the back gesture or a tap outside after typing does not throw the text away at
+  // once: the first asks for a second within 4 s (the Cancel button still cancels at once).
+  const initial = JSON.stringify(values());
+  let armed = 0;
+  ui.onCancel(() => {
+    if (JSON.stringify(values()) === initial || Date.now() - armed < 4000) return answer(0, buttons[0]);
+    armed = Date.now();
+    return ui.refuse("Press Escape again to discard what you wrote");
+  });
 }

@@ -172,7 +172,7 @@ export class DialogUI {
   /** The client sent the answer, or keeps it until the connection is back. */
   answerState(sent) {
     this.dialog.classList.toggle("waiting", !sent);
-    this.status.textContent = sent ? "" : "Offline: your answer is kept and will be sent when the connection is back.";
+    this.status.textContent = sent ? "" : "Offline: your answer is kept and will be sent when the connection is back (unless the host has ended this request by then).";
   }
 
   /** The host refused the answer: the dialog is the person's again, with the reason. */
