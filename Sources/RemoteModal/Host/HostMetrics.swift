@@ -98,7 +98,9 @@ final class HostMetrics: Sendable {
             "remote_modal_refusals_total", "counter",
             "Upgrades and HTTP requests refused by the transport, by reason.",
             transport.refusals.sorted { $0.key < $1.key }.map { ("{reason=\"\($0.key)\"}", "\($0.value)") })
-        metric("remote_modal_sessions", "gauge", "Sessions alive now: connected, or disconnected and kept for a resume.", [("", "\(counters.sessions)")])
+        metric(
+            "remote_modal_sessions", "gauge", "Sessions alive now: connected, or disconnected and kept for a resume.",
+            [("", "\(counters.sessions)")])
         metric(
             "remote_modal_sessions_total", "counter", "Sessions by how they began or ended.",
             [
@@ -115,7 +117,9 @@ final class HostMetrics: Sendable {
                 ("{reason=\"\($0)\"}", "\(counters.admissionsRefused[$0] ?? 0)")
             })
         metric("remote_modal_modals_presented_total", "counter", "Modals presented.", [("", "\(counters.presented)")])
-        metric("remote_modal_modals_resolved_total", "counter", "Modals answered by a client: a result or a failure (cancels included).", [("", "\(counters.resolved)")])
+        metric(
+            "remote_modal_modals_resolved_total", "counter",
+            "Modals answered by a client: a result or a failure (cancels included).", [("", "\(counters.resolved)")])
         metric(
             "remote_modal_modals_dismissed_total", "counter", "Modals dismissed, by reason.",
             DismissReason.allCases.map { ("{reason=\"\($0.rawValue)\"}", "\(counters.dismissed[$0] ?? 0)") })
