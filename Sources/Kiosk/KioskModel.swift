@@ -105,6 +105,11 @@ public struct KioskModel: Sendable {
         public var reading = false
         /// Whether an answer was sent (waiting for the dismiss).
         public var answered = false
+        /// The fields' texts as presented, to tell whether the person wrote something.
+        public var initialTexts: [String] = []
+        /// A composer someone wrote in: the last key was an Escape that asked before
+        /// discarding (the next Escape cancels; any other key disarms it).
+        public var discardArmed = false
 
         /// The choice Enter picks, as in the browser (whose focus starts there): the
         /// preferred one if enabled, else the first enabled one.
@@ -445,6 +450,7 @@ public struct KioskModel: Sendable {
             open.note = "This kiosk cannot show this."
             open.choices = choices([("Close", .cancel)])
         }
+        open.initialTexts = open.fields.map { $0.text }
         return open
     }
 
@@ -526,6 +532,7 @@ public struct KioskModel: Sendable {
             }
         }
         guard !open.answered, !open.uploading else { return [] }
+        if key != .escape { open.discardArmed = false }
         let onChoices = open.focus >= open.fields.count
         switch key {
         case .escape:
@@ -533,6 +540,9 @@ public struct KioskModel: Sendable {
                 banner = refusal
                 return []
             }
+            // As in the browser: what was written in a composer is not thrown away by one key.
+            if case .mailComposer = open.modal, asksBeforeDiscarding(&open) { return [] }
+            if case .messageComposer = open.modal, asksBeforeDiscarding(&open) { return [] }
             if let cancel = open.choices.firstIndex(where: { $0.style == .cancel && $0.enabled }) {
                 return pick(&open, cancel)
             }
@@ -564,6 +574,15 @@ public struct KioskModel: Sendable {
             return [.quit]
         }
         return []
+    }
+
+    /// Whether this Escape only asks (text was written and the last key was not an Escape
+    /// that asked already); arms the next Escape to cancel.
+    private mutating func asksBeforeDiscarding(_ open: inout OpenModal) -> Bool {
+        guard !open.discardArmed, open.fields.map({ $0.text }) != open.initialTexts else { return false }
+        open.discardArmed = true
+        banner = "Press Escape again to discard what you wrote."
+        return true
     }
 
     /// Cancels the modal on screen with `failure` `cancelled` and takes it off the screen.

@@ -65,6 +65,25 @@ struct KioskWaysOutTests {
         #expect(model.banner == "Cancel is not available right now.")
     }
 
+    @Test func escapeOnAComposerSomeoneWroteInAsksOnceBeforeDiscarding() {
+        let mail = ModalDescription.mailComposer(to: [], cc: [], bcc: [], subject: "", body: "", isHTML: false)
+        // Untouched: Escape cancels at once.
+        var untouched = welcomed(mail)
+        #expect(!untouched.press(.escape).isEmpty)
+        #expect(untouched.current == nil || untouched.current?.answered == true)
+        // Written in: the first Escape asks, any other key disarms it, two in a row cancel.
+        var model = welcomed(mail)
+        _ = model.press(.character("x"))
+        #expect(model.press(.escape) == [])
+        #expect(model.banner == "Press Escape again to discard what you wrote.")
+        #expect(model.current?.id == "m1")
+        _ = model.press(.character("y"))
+        #expect(model.press(.escape) == [])
+        let effects = model.press(.escape)
+        #expect(effects.contains { if case .send = $0 { true } else { false } })
+        #expect(model.current == nil || model.current?.answered == true)
+    }
+
     @Test func enterPicksTheFirstEnabledChoiceWithoutAPreferredOneAsTheBrowserDoes() {
         let country = ModalDescription.actionSheet(
             title: "Choose a country", message: nil, source: nil,
