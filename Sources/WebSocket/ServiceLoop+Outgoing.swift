@@ -48,17 +48,15 @@ extension ServiceLoop {
             guard let queue = shared.queues[id] else { return nil }
             wasEmpty = queue.isEmpty
             let result: OutgoingQueue.AppendResult
+            let before = queue.bytes
             if case .message(let message) = item,
                 !Self.makeRoom(for: message.byteCount, sender: id, in: &shared, budget: maxOutgoingBytes, cut: &evicted)
             {
-                let before = queue.bytes
                 result = queue.overflow(reason: "host outgoing budget")
-                shared.queuedBytes -= before
             } else {
-                let before = queue.bytes
                 result = queue.append(item)
-                shared.queuedBytes += queue.bytes - before
             }
+            shared.queuedBytes += queue.bytes - before
             switch result {
             case .queued:
                 if !direct {

@@ -53,6 +53,21 @@ def raw_upgrade(port):
     return sock
 
 
+def server_frames(data):
+    """The whole unmasked frames at the start of `data`, as (opcode, payload)."""
+    index = 0
+    while index + 2 <= len(data):
+        opcode, length, offset = data[index] & 0x0F, data[index + 1] & 0x7F, index + 2
+        if length == 126:
+            length, offset = struct.unpack(">H", data[offset:offset + 2])[0], offset + 2
+        elif length == 127:
+            length, offset = struct.unpack(">Q", data[offset:offset + 8])[0], offset + 8
+        if offset + length > len(data):
+            return
+        yield opcode, data[offset:offset + length]
+        index = offset + length
+
+
 def close_code(sock, timeout=5):
     """Reads frames until a close frame; returns its code (None if the socket just closed)."""
     sock.settimeout(timeout)
@@ -63,22 +78,9 @@ def close_code(sock, timeout=5):
             if not chunk:
                 return None
             data += chunk
-            index = 0
-            while index + 2 <= len(data):
-                opcode = data[index] & 0x0F
-                length = data[index + 1] & 0x7F
-                offset = index + 2
-                if length == 126:
-                    length = struct.unpack(">H", data[offset:offset + 2])[0]
-                    offset += 2
-                elif length == 127:
-                    length = struct.unpack(">Q", data[offset:offset + 8])[0]
-                    offset += 8
-                if offset + length > len(data):
-                    break
+            for opcode, payload in server_frames(data):
                 if opcode == 8:
-                    return struct.unpack(">H", data[offset:offset + 2])[0] if length >= 2 else None
-                index = offset + length
+                    return struct.unpack(">H", payload[:2])[0] if len(payload) >= 2 else None
     except (socket.timeout, ConnectionResetError):
         return None
 
@@ -221,23 +223,15 @@ def frames_after_close(sock, timeout=3):
             data += chunk
     except (socket.timeout, ConnectionResetError):
         pass
-    code, before, after, index = None, 0, 0, 0
-    while index + 2 <= len(data):
-        opcode, length, offset = data[index] & 0x0F, data[index + 1] & 0x7F, index + 2
-        if length == 126:
-            length, offset = struct.unpack(">H", data[offset:offset + 2])[0], offset + 2
-        elif length == 127:
-            length, offset = struct.unpack(">Q", data[offset:offset + 8])[0], offset + 8
-        if offset + length > len(data):
-            break
+    code, before, after = None, 0, 0
+    for opcode, payload in server_frames(data):
         if opcode == 8 and code is None:
-            code = struct.unpack(">H", data[offset:offset + 2])[0] if length >= 2 else 0
+            code = struct.unpack(">H", payload[:2])[0] if len(payload) >= 2 else 0
         elif opcode in (1, 2, 0):
             if code is None:
                 before += 1
             else:
                 after += 1
-        index = offset + length
     return code, after, before
 
 
