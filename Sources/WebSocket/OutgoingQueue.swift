@@ -24,13 +24,18 @@ final class OutgoingQueue {
     }
 
     let limit: Int
+    /// The connection's lws handle, for a send on the service thread to ask for
+    /// `WRITEABLE` without another lookup. Used on the service thread only; the queue is
+    /// removed when the connection closes.
+    let wsi: OpaquePointer?
     private(set) var bytes = 0
     private var items: [OutgoingItem] = []
     private var head = 0
     private(set) var closing = false
 
-    init(limit: Int) {
+    init(limit: Int, wsi: OpaquePointer? = nil) {
         self.limit = limit
+        self.wsi = wsi
     }
 
     var isEmpty: Bool { head >= items.count }

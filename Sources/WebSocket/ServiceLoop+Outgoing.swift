@@ -42,11 +42,13 @@ extension ServiceLoop {
         // One writable request per connection per turn: a queue that already held frames
         // has its request (or its wake-up) pending, and WRITEABLE takes everything queued.
         var wasEmpty = true
+        var wsi: OpaquePointer?
         // Connections cut to make room in the host-wide budget (see `makeRoom`).
         var evicted: [ConnectionID] = []
         let result: OutgoingQueue.AppendResult? = shared.withLock { shared in
             guard let queue = shared.queues[id] else { return nil }
             wasEmpty = queue.isEmpty
+            wsi = queue.wsi
             let result: OutgoingQueue.AppendResult
             let before = queue.bytes
             if case .message(let message) = item,
@@ -81,7 +83,7 @@ extension ServiceLoop {
             // NB: not written here, nor at the end of the turn: lws writes a pong it owes
             // (for a ping read in this turn) from WRITEABLE, before calling us, and a pong
             // must not come after the answer to the message the ping preceded (Autobahn 5.6).
-            if wasEmpty, let wsi = serviceThreadWSIs[id] { lws_callback_on_writable(wsi) }
+            if wasEmpty, let wsi { lws_callback_on_writable(wsi) }
         } else if result == .overflow || (result == .queued && !wakeAlreadyPending) {
             wake()
         }
@@ -159,8 +161,9 @@ extension ServiceLoop {
     func writeNext(_ wsi: OpaquePointer) -> Int32 {
         let id = ConnectionID(rawValue: rm_connection_id(wsi))
         // lws calls WRITEABLE while it sends its close frame and waits for the answer too.
-        guard !serviceThreadClosing.contains(id) else { return 0 }
-        if serviceThreadRxPaused.contains(id), lws_partial_buffered(wsi) == 0 {
+        // NB: `isEmpty` first: a lookup hashes the id even in an empty set.
+        guard serviceThreadClosing.isEmpty || !serviceThreadClosing.contains(id) else { return 0 }
+        if !serviceThreadRxPaused.isEmpty, serviceThreadRxPaused.contains(id), lws_partial_buffered(wsi) == 0 {
             // lws has sent everything it held: read the client again.
             serviceThreadRxPaused.remove(id)
             lws_rx_flow_control(wsi, 1)

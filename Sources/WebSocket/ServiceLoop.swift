@@ -395,7 +395,7 @@ final class ServiceLoop: @unchecked Sendable {
             serviceThreadAddressCounts[info.clientAddress, default: 0] += 1
         }
         let stopping = shared.withLock { shared -> Bool in
-            shared.queues[id] = OutgoingQueue(limit: queueLimit)
+            shared.queues[id] = OutgoingQueue(limit: queueLimit, wsi: wsi)
             shared.stats.openConnections += 1
             shared.stats.acceptedConnections += 1
             return shared.stopping

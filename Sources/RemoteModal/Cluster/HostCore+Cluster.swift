@@ -278,8 +278,7 @@ extension HostCore {
         switch outcome {
         case .won:
             finish(presentation, answeredBy: session, reason: .resolved)
-            metrics.update { $0.resolved += 1 }
-            metrics.observeLatency(clock.now.timeIntervalSince(presentation.presentedAt))
+            metrics.resolved(after: clock.now.timeIntervalSince(presentation.presentedAt))
             if link.isOrigin {
                 deliver(decision, from: session.handle, to: presentation)
             } else {
@@ -344,8 +343,7 @@ extension HostCore {
         }
         // Every local copy is superseded; the finish hook tells the other hosts.
         finish(presentation, answeredBy: nil, reason: .superseded)
-        metrics.update { $0.resolved += 1 }
-        metrics.observeLatency(clock.now.timeIntervalSince(presentation.presentedAt))
+        metrics.resolved(after: clock.now.timeIntervalSince(presentation.presentedAt))
         deliver(
             decision, from: Session(id: ClusterState.remotePrefix + key, client: client, core: self), to: presentation)
     }

@@ -66,6 +66,18 @@ extension HostCore {
             callbacks.failed(RemoteModalError.hostShutdown)
             return nil
         }
+        // The common case, one session of this host: no candidate lists, no cluster lookup.
+        if let session = localSession(presenter) {
+            guard session.capabilities.contains(description.capability) else {
+                callbacks.failed(RemoteModalError.unsupported)
+                return nil
+            }
+            guard session.pending.count < configuration.maxPendingModalsPerSession else {
+                callbacks.failed(RemoteModalError.tooManyPending)
+                return nil
+            }
+            return start(presenter, description, rules, timeout, callbacks, on: [session], remotely: [])
+        }
         var candidates: [SessionState]
         switch presenter.target {
         case .session(let handle):
@@ -115,6 +127,27 @@ extension HostCore {
             callbacks.failed(RemoteModalError.tooManyPending)
             return nil
         }
+        return start(presenter, description, rules, timeout, callbacks, on: targets, remotely: remoteTargets)
+    }
+
+    /// The session a presenter names, when it is one session of this host and not excluded.
+    private func localSession(_ presenter: Presenter) -> SessionState? {
+        let id: String
+        switch presenter.target {
+        case .session(let handle): id = handle.id
+        case .sessionID(let sessionID): id = sessionID
+        case .group, .current: return nil
+        }
+        guard presenter.excluded.isEmpty || !presenter.excluded.contains(id) else { return nil }
+        return sessions[id]
+    }
+
+    /// Creates a presentation that passed the checks and shows it on its targets.
+    private func start(
+        _ presenter: Presenter, _ description: ModalDescription, _ rules: [EnabledRule?], _ timeout: Duration?,
+        _ callbacks: PresentationCallbacks, on targets: [SessionState],
+        remotely remoteTargets: [(String, [ClusterMember])]
+    ) -> Presentation {
         let presentation = Presentation(
             description: description, callbacks: callbacks, rules: rules, presentedAt: clock.now,
             uploadBudget: uploadBudget)
@@ -224,7 +257,7 @@ extension HostCore {
             let sessionReason: DismissReason = answeredBy == nil || answeredBy === session ? reason : .superseded
             session.recordEnded(modalID, sessionReason)
             broadcast(session) { .dismiss(seq: $0, id: modalID, reason: sessionReason) }
-            metrics.update { $0.dismissed[sessionReason, default: 0] += 1 }
+            metrics.update { $0.dismissed[sessionReason.metricsIndex] += 1 }
             logger.debug("session \(session.shortID): dismiss \(modalID) (\(sessionReason.rawValue))")
         }
         if presentation.cluster != nil { clusterFinished(presentation, answeredBy: answeredBy, reason: reason) }
@@ -259,8 +292,7 @@ extension HostCore {
             return nil
         }
         finish(presentation, answeredBy: session, reason: .resolved)
-        metrics.update { $0.resolved += 1 }
-        metrics.observeLatency(clock.now.timeIntervalSince(presentation.presentedAt))
+        metrics.resolved(after: clock.now.timeIntervalSince(presentation.presentedAt))
         switch decision {
         case .success(let answer, let files):
             // The answer's flow (a dialog action leading to the next modal) presents, by

@@ -55,8 +55,7 @@ extension HostCore {
             let (session, _) = presentation.targets.first
         else { return }
         finish(presentation, answeredBy: session, reason: .resolved)
-        metrics.update { $0.resolved += 1 }
-        metrics.observeLatency(clock.now.timeIntervalSince(presentation.presentedAt))
+        metrics.resolved(after: clock.now.timeIntervalSince(presentation.presentedAt))
         Presenter.withCurrentSession(session.handle) {
             presentation.callbacks.answered(AcceptedAnswer(answer: answer, session: session.handle, files: []))
         }

@@ -14,7 +14,9 @@ final class HostMetrics: Sendable {
         var connections = 0
         var presented = 0
         var resolved = 0
-        var dismissed: [DismissReason: Int] = [:]
+        /// By `DismissReason.metricsIndex` (an array: a dictionary hashed the reason's name
+        /// for every dismiss).
+        var dismissed = Array(repeating: 0, count: DismissReason.allCases.count)
         var errors: [ErrorCode: Int] = [:]
         var sessionsEvicted = 0
         var admissionsRefused: [String: Int] = [:]
@@ -46,8 +48,10 @@ final class HostMetrics: Sendable {
 
     func update(_ body: (inout Counters) -> Void) { counters.withLock { body(&$0) } }
 
-    func observeLatency(_ seconds: Double) {
+    /// Counts a resolved modal and its present-to-answer latency (one lock for both).
+    func resolved(after seconds: Double) {
         counters.withLock { counters in
+            counters.resolved += 1
             for (index, bound) in Self.bucketBounds.enumerated() where seconds <= bound {
                 counters.latencyBuckets[index] += 1
             }
@@ -122,7 +126,7 @@ final class HostMetrics: Sendable {
             "Modals answered by a client: a result or a failure (cancels included).", [("", "\(counters.resolved)")])
         metric(
             "remote_modal_modals_dismissed_total", "counter", "Modals dismissed, by reason.",
-            DismissReason.allCases.map { ("{reason=\"\($0.rawValue)\"}", "\(counters.dismissed[$0] ?? 0)") })
+            DismissReason.allCases.map { ("{reason=\"\($0.rawValue)\"}", "\(counters.dismissed[$0.metricsIndex])") })
         metric(
             "remote_modal_errors_total", "counter", "Protocol errors sent, by code.",
             ErrorCode.all.map { ("{code=\"\($0.rawValue)\"}", "\(counters.errors[$0] ?? 0)") })
@@ -168,5 +172,19 @@ final class HostMetrics: Sendable {
                 [ClusterClaim.won, .lost, .unavailable].map { ("{outcome=\"\($0)\"}", "\(cluster.claims[$0] ?? 0)") })
         }
         return lines.joined(separator: "\n") + "\n"
+    }
+}
+
+extension DismissReason {
+    /// Its place in `HostMetrics.Counters.dismissed`.
+    var metricsIndex: Int {
+        switch self {
+        case .resolved: 0
+        case .disposed: 1
+        case .timeout: 2
+        case .expired: 3
+        case .superseded: 4
+        case .shutdown: 5
+        }
     }
 }

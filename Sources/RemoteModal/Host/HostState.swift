@@ -243,13 +243,17 @@ final class Presentation: @unchecked Sendable {
 
     /// The action states one target session is shown.
     func actionStates(for sessionID: String?) -> [Bool] {
-        guard let sessionID, let disabled = disabledActions[sessionID] else { return actionStates }
+        guard let sessionID, !disabledActions.isEmpty, let disabled = disabledActions[sessionID] else {
+            return actionStates
+        }
         return actionStates.enumerated().map { index, enabled in enabled && !disabled.contains(index) }
     }
 
     /// `currentDescription` as one target session is shown it.
     func currentDescription(for sessionID: String?) -> ModalDescription {
-        guard let sessionID, disabledActions[sessionID] != nil else { return currentDescription }
+        guard let sessionID, !disabledActions.isEmpty, disabledActions[sessionID] != nil else {
+            return currentDescription
+        }
         let states = actionStates(for: sessionID)
         switch currentDescription {
         case .alert(let title, let message, let fields, let actions):
