@@ -64,7 +64,7 @@ extension DialogAction {
         -> DialogAction
     {
         DialogAction(
-            title: title, style: style, isPreferred: false, output: { action.execute($0.textFields) },
+            title: title, style: style, isPreferred: false, output: .sequence { action.execute($0.textFields) },
             rule: .observable(action.enabled))
     }
 }

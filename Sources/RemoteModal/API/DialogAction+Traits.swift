@@ -15,7 +15,7 @@ extension DialogAction {
     }
 
     static func erasing(_ style: ActionStyle, _ title: String, _ source: Observable<Element>) -> DialogAction {
-        DialogAction(title: title, style: style) { _ in source }
+        DialogAction(title: title, style: style, output: .sequence { _ in source })
     }
 
     /// An ordinary action that emits the value of a `Single` (subscribed when chosen).

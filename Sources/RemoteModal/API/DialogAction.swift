@@ -22,7 +22,7 @@ public struct DialogAction<Element: Sendable>: Sendable {
     public let style: ActionStyle
     /// Whether it is the default button.
     public let isPreferred: Bool
-    let output: @Sendable (DialogContext) -> Observable<Element>
+    let output: DialogOutput<Element>
     let rule: EnabledRule?
 
     /// Creates an action from its parts.
@@ -31,13 +31,14 @@ public struct DialogAction<Element: Sendable>: Sendable {
     ///   - style: The style.
     ///   - output: Builds what choosing it emits.
     public init(title: String, style: ActionStyle, output: @escaping @Sendable (DialogContext) -> Observable<Element>) {
+        self.init(title: title, style: style, isPreferred: false, output: .sequence(output), rule: nil)
+    }
+
+    init(title: String, style: ActionStyle, output: DialogOutput<Element>) {
         self.init(title: title, style: style, isPreferred: false, output: output, rule: nil)
     }
 
-    init(
-        title: String, style: ActionStyle, isPreferred: Bool,
-        output: @escaping @Sendable (DialogContext) -> Observable<Element>, rule: EnabledRule?
-    ) {
+    init(title: String, style: ActionStyle, isPreferred: Bool, output: DialogOutput<Element>, rule: EnabledRule?) {
         self.title = title
         self.style = style
         self.isPreferred = isPreferred
@@ -74,12 +75,22 @@ public struct DialogAction<Element: Sendable>: Sendable {
     }
 }
 
+/// What choosing an action emits. Most actions emit at most one value at once (`mapTo`,
+/// `map`, `throw`, none): a function of the context, called without subscribing anything,
+/// where an observable per answer (`just` and a subscription) cost a chain of its own.
+enum DialogOutput<Element: Sendable>: Sendable {
+    /// One value (`nil`: none), or a thrown error, then completion.
+    case value(@Sendable (DialogContext) throws -> Element?)
+    /// A whole sequence, subscribed when the action is chosen.
+    case sequence(@Sendable (DialogContext) -> Observable<Element>)
+}
+
 extension DialogAction {
     /// An ordinary action that completes without a value.
     /// - Parameter title: The title.
     /// - Returns: The action.
     public static func `default`(title: String) -> DialogAction {
-        DialogAction(title: title, style: .default) { _ in .empty() }
+        DialogAction(title: title, style: .default, output: .value { _ in nil })
     }
 
     /// An ordinary action that emits a fixed value.
@@ -88,7 +99,7 @@ extension DialogAction {
     ///   - value: The value.
     /// - Returns: The action.
     public static func `default`(title: String, mapTo value: Element) -> DialogAction {
-        DialogAction(title: title, style: .default) { _ in .just(value) }
+        DialogAction(title: title, style: .default, output: .value { _ in value })
     }
 
     /// An ordinary action that emits a value built from the text fields.
@@ -99,7 +110,7 @@ extension DialogAction {
     public static func `default`(title: String, map transform: @escaping @Sendable ([String]) throws -> Element)
         -> DialogAction
     {
-        DialogAction(title: title, style: .default) { context in Observable.just(context.textFields).map(transform) }
+        DialogAction(title: title, style: .default, output: .value { try transform($0.textFields) })
     }
 
     /// An ordinary action that emits a value built from the whole context
@@ -111,7 +122,7 @@ extension DialogAction {
     public static func `default`(
         title: String, mapContext transform: @escaping @Sendable (DialogContext) throws -> Element
     ) -> DialogAction {
-        DialogAction(title: title, style: .default) { context in Observable.just(context).map(transform) }
+        DialogAction(title: title, style: .default, output: .value { try transform($0) })
     }
 
     /// An ordinary action that emits a whole sequence.
@@ -120,7 +131,7 @@ extension DialogAction {
     ///   - sequence: What to emit.
     /// - Returns: The action.
     public static func `default`(title: String, flatMapTo sequence: Observable<Element>) -> DialogAction {
-        DialogAction(title: title, style: .default) { _ in sequence }
+        DialogAction(title: title, style: .default, output: .sequence { _ in sequence })
     }
 
     /// An ordinary action that emits a sequence built from the text fields.
@@ -131,7 +142,7 @@ extension DialogAction {
     public static func `default`(
         title: String, flatMap selector: @escaping @Sendable ([String]) -> Observable<Element>
     ) -> DialogAction {
-        DialogAction(title: title, style: .default) { context in selector(context.textFields) }
+        DialogAction(title: title, style: .default, output: .sequence { selector($0.textFields) })
     }
 
     /// An ordinary action that fails the stream with an error.
@@ -140,14 +151,14 @@ extension DialogAction {
     ///   - error: The error.
     /// - Returns: The action.
     public static func `default`(title: String, throw error: any Error) -> DialogAction {
-        DialogAction(title: title, style: .default) { _ in .error(error) }
+        DialogAction(title: title, style: .default, output: .value { _ in throw error })
     }
 
     /// A cancel action that completes without a value.
     /// - Parameter title: The title.
     /// - Returns: The action.
     public static func cancel(title: String) -> DialogAction {
-        DialogAction(title: title, style: .cancel) { _ in .empty() }
+        DialogAction(title: title, style: .cancel, output: .value { _ in nil })
     }
 
     /// A cancel action that emits a fixed value.
@@ -156,7 +167,7 @@ extension DialogAction {
     ///   - value: The value.
     /// - Returns: The action.
     public static func cancel(title: String, mapTo value: Element) -> DialogAction {
-        DialogAction(title: title, style: .cancel) { _ in .just(value) }
+        DialogAction(title: title, style: .cancel, output: .value { _ in value })
     }
 
     /// A cancel action that emits a value built from the text fields.
@@ -167,7 +178,7 @@ extension DialogAction {
     public static func cancel(title: String, map transform: @escaping @Sendable ([String]) throws -> Element)
         -> DialogAction
     {
-        DialogAction(title: title, style: .cancel) { context in Observable.just(context.textFields).map(transform) }
+        DialogAction(title: title, style: .cancel, output: .value { try transform($0.textFields) })
     }
 
     /// A cancel action that emits a value built from the whole context
@@ -179,7 +190,7 @@ extension DialogAction {
     public static func cancel(
         title: String, mapContext transform: @escaping @Sendable (DialogContext) throws -> Element
     ) -> DialogAction {
-        DialogAction(title: title, style: .cancel) { context in Observable.just(context).map(transform) }
+        DialogAction(title: title, style: .cancel, output: .value { try transform($0) })
     }
 
     /// A cancel action that emits a whole sequence.
@@ -188,7 +199,7 @@ extension DialogAction {
     ///   - sequence: What to emit.
     /// - Returns: The action.
     public static func cancel(title: String, flatMapTo sequence: Observable<Element>) -> DialogAction {
-        DialogAction(title: title, style: .cancel) { _ in sequence }
+        DialogAction(title: title, style: .cancel, output: .sequence { _ in sequence })
     }
 
     /// A cancel action that emits a sequence built from the text fields.
@@ -199,7 +210,7 @@ extension DialogAction {
     public static func cancel(
         title: String, flatMap selector: @escaping @Sendable ([String]) -> Observable<Element>
     ) -> DialogAction {
-        DialogAction(title: title, style: .cancel) { context in selector(context.textFields) }
+        DialogAction(title: title, style: .cancel, output: .sequence { selector($0.textFields) })
     }
 
     /// A cancel action that fails the stream with an error.
@@ -208,14 +219,14 @@ extension DialogAction {
     ///   - error: The error.
     /// - Returns: The action.
     public static func cancel(title: String, throw error: any Error) -> DialogAction {
-        DialogAction(title: title, style: .cancel) { _ in .error(error) }
+        DialogAction(title: title, style: .cancel, output: .value { _ in throw error })
     }
 
     /// A destructive action that completes without a value.
     /// - Parameter title: The title.
     /// - Returns: The action.
     public static func destructive(title: String) -> DialogAction {
-        DialogAction(title: title, style: .destructive) { _ in .empty() }
+        DialogAction(title: title, style: .destructive, output: .value { _ in nil })
     }
 
     /// A destructive action that emits a fixed value.
@@ -224,7 +235,7 @@ extension DialogAction {
     ///   - value: The value.
     /// - Returns: The action.
     public static func destructive(title: String, mapTo value: Element) -> DialogAction {
-        DialogAction(title: title, style: .destructive) { _ in .just(value) }
+        DialogAction(title: title, style: .destructive, output: .value { _ in value })
     }
 
     /// A destructive action that emits a value built from the text fields.
@@ -235,8 +246,7 @@ extension DialogAction {
     public static func destructive(title: String, map transform: @escaping @Sendable ([String]) throws -> Element)
         -> DialogAction
     {
-        DialogAction(title: title, style: .destructive) { context in Observable.just(context.textFields).map(transform)
-        }
+        DialogAction(title: title, style: .destructive, output: .value { try transform($0.textFields) })
     }
 
     /// A destructive action that emits a value built from the whole context
@@ -248,7 +258,7 @@ extension DialogAction {
     public static func destructive(
         title: String, mapContext transform: @escaping @Sendable (DialogContext) throws -> Element
     ) -> DialogAction {
-        DialogAction(title: title, style: .destructive) { context in Observable.just(context).map(transform) }
+        DialogAction(title: title, style: .destructive, output: .value { try transform($0) })
     }
 
     /// A destructive action that emits a whole sequence.
@@ -257,7 +267,7 @@ extension DialogAction {
     ///   - sequence: What to emit.
     /// - Returns: The action.
     public static func destructive(title: String, flatMapTo sequence: Observable<Element>) -> DialogAction {
-        DialogAction(title: title, style: .destructive) { _ in sequence }
+        DialogAction(title: title, style: .destructive, output: .sequence { _ in sequence })
     }
 
     /// A destructive action that emits a sequence built from the text fields.
@@ -268,7 +278,7 @@ extension DialogAction {
     public static func destructive(
         title: String, flatMap selector: @escaping @Sendable ([String]) -> Observable<Element>
     ) -> DialogAction {
-        DialogAction(title: title, style: .destructive) { context in selector(context.textFields) }
+        DialogAction(title: title, style: .destructive, output: .sequence { selector($0.textFields) })
     }
 
     /// A destructive action that fails the stream with an error.
@@ -277,7 +287,7 @@ extension DialogAction {
     ///   - error: The error.
     /// - Returns: The action.
     public static func destructive(title: String, throw error: any Error) -> DialogAction {
-        DialogAction(title: title, style: .destructive) { _ in .error(error) }
+        DialogAction(title: title, style: .destructive, output: .value { _ in throw error })
     }
 
 }

@@ -49,8 +49,12 @@ public enum RemoteModal {
         guard !actions.isEmpty else {
             return .error(RemoteModalError.failed("an alert or action sheet needs at least one action"))
         }
+        // Only an action whose choice runs a sequence needs a subscription after the answer.
+        let subscribes = actions.contains {
+            if case .sequence = $0.output { true } else { false }
+        }
         return Observable.create { observer in
-            let chosen = SingleAssignmentDisposable()
+            let chosen = subscribes ? SingleAssignmentDisposable() : nil
             let presentation = presenter.present(
                 description, rules: actions.map { $0.rule }, timeout: timeout,
                 callbacks: PresentationCallbacks(
@@ -61,9 +65,20 @@ public enum RemoteModal {
                             return
                         }
                         let context = DialogContext(textFields: texts, session: accepted.session)
-                        chosen.setDisposable(actions[index].output(context).subscribe(observer))
+                        switch actions[index].output {
+                        case .value(let make):
+                            do {
+                                if let value = try make(context) { observer.onNext(value) }
+                                observer.onCompleted()
+                            } catch {
+                                observer.onError(error)
+                            }
+                        case .sequence(let make):
+                            chosen?.setDisposable(make(context).subscribe(observer))
+                        }
                     },
                     failed: { observer.onError($0) }))
+            guard let chosen else { return presentation }
             return Disposables.create(presentation, chosen)
         }
     }
