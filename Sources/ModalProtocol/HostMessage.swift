@@ -149,15 +149,15 @@ public enum HostMessage: Sendable, Equatable {
     /// - Parameters:
     ///   - seq: The sequence number.
     ///   - itemsJSON: What `controlItemsJSON` returned for the items.
-    /// - Returns: Compact JSON text.
-    public static func encodeControls(seq: Int, itemsJSON: [UInt8]) -> String {
+    /// - Returns: Compact JSON text, as UTF-8.
+    public static func encodeControls(seq: Int, itemsJSON: [UInt8]) -> [UInt8] {
         var writer = JSONWriter()
         writer.raw("{\"type\":\"controls\",\"seq\":")
         writer.int(seq)
         writer.raw(",\"items\":")
         writer.rawBytes(itemsJSON)
         writer.raw("}")
-        return writer.output
+        return writer.bytes
     }
 
     private static func writeControlItems(_ items: [ControlItem], to writer: inout JSONWriter) {
@@ -180,7 +180,11 @@ public enum HostMessage: Sendable, Equatable {
 
     /// Encodes the message, keys in the order PROTOCOL.md shows them.
     /// - Returns: Compact JSON text.
-    public func encode() -> String {
+    public func encode() -> String { String(decoding: encodeUTF8(), as: UTF8.self) }
+
+    /// Encodes the message as `encode` does, as UTF-8 bytes (what a transport writes).
+    /// - Returns: Compact JSON text, as UTF-8.
+    public func encodeUTF8() -> [UInt8] {
         var writer = JSONWriter()
         writer.raw("{\"type\":")
         writer.string(type)
@@ -257,7 +261,7 @@ public enum HostMessage: Sendable, Equatable {
             }
         }
         writer.raw("}")
-        return writer.output
+        return writer.bytes
     }
 
     /// Decodes a host message, as a client does.

@@ -48,6 +48,13 @@ public protocol HostTransport: Sendable {
     ///   - connection: The connection.
     func send(_ text: String, to connection: ConnectionID)
 
+    /// Sends a text frame given as its UTF-8 bytes (how the host encodes its messages). A
+    /// transport that writes bytes takes them as they are; the default makes a String.
+    /// - Parameters:
+    ///   - utf8: The frame's text; valid UTF-8.
+    ///   - connection: The connection.
+    func send(utf8: [UInt8], to connection: ConnectionID)
+
     /// Closes a connection after what was already queued.
     /// - Parameters:
     ///   - connection: The connection.
@@ -65,4 +72,12 @@ public protocol HostTransport: Sendable {
 extension HostTransport {
     /// No executor of its own.
     public var executor: (any HostExecutor)? { nil }
+
+    /// Sends the bytes as a String.
+    /// - Parameters:
+    ///   - utf8: The frame's text; valid UTF-8.
+    ///   - connection: The connection.
+    public func send(utf8: [UInt8], to connection: ConnectionID) {
+        send(String(decoding: utf8, as: UTF8.self), to: connection)
+    }
 }

@@ -1,9 +1,46 @@
 import Foundation
 import Transport
 
+/// A message's payload as it waits to be written.
+enum OutgoingPayload: Sendable {
+    case text(String)
+    /// Text already encoded as UTF-8 (the host's own messages, which it writes as bytes:
+    /// no String is made, validated and copied for each).
+    case utf8([UInt8])
+    case binary(Data)
+
+    init(_ message: WebSocketMessage) {
+        switch message {
+        case .text(let text): self = .text(text)
+        case .binary(let data): self = .binary(data)
+        }
+    }
+
+    var byteCount: Int {
+        switch self {
+        case .text(let text): text.utf8.count
+        case .utf8(let bytes): bytes.count
+        case .binary(let data): data.count
+        }
+    }
+
+    /// Calls `body` with the payload's bytes and whether they are text.
+    func withBytes<Result>(_ body: (UnsafeRawBufferPointer, _ isText: Bool) -> Result) -> Result {
+        switch self {
+        case .text(let text):
+            var text = text
+            return text.withUTF8 { body(UnsafeRawBufferPointer($0), true) }
+        case .utf8(let bytes):
+            return bytes.withUnsafeBytes { body($0, true) }
+        case .binary(let data):
+            return data.withUnsafeBytes { body($0, false) }
+        }
+    }
+}
+
 /// One frame waiting to be written, or the request to close after the frames before it.
 enum OutgoingItem: Sendable {
-    case message(WebSocketMessage)
+    case message(OutgoingPayload)
     case close(CloseCode, String)
 }
 

@@ -21,7 +21,13 @@ extension ServiceLoop {
     /// Queues a message; returns false when the connection is unknown or closing.
     @discardableResult
     func send(_ message: WebSocketMessage, to id: ConnectionID) -> Bool {
-        enqueue(.message(message), to: id)
+        enqueue(.message(OutgoingPayload(message)), to: id)
+    }
+
+    /// Queues a text message given as UTF-8 bytes (valid UTF-8, the caller's promise).
+    @discardableResult
+    func send(utf8 text: [UInt8], to id: ConnectionID) -> Bool {
+        enqueue(.message(.utf8(text)), to: id)
     }
 
     /// Queues a close after the frames already queued.
@@ -230,13 +236,7 @@ extension ServiceLoop {
         if !batch.isEmpty {
             let written: Bool
             if batch.count == 1 {
-                switch batch[0] {
-                case .text(let text):
-                    var text = text
-                    written = text.withUTF8 { write(wsi, UnsafeRawBufferPointer($0), LWS_WRITE_TEXT) }
-                case .binary(let data):
-                    written = data.withUnsafeBytes { write(wsi, $0, LWS_WRITE_BINARY) }
-                }
+                written = batch[0].withBytes { write(wsi, $0, $1 ? LWS_WRITE_TEXT : LWS_WRITE_BINARY) }
             } else {
                 written = writeFrames(wsi, batch, totalBytes: frameBytes)
             }
@@ -269,19 +269,13 @@ extension ServiceLoop {
     /// Writes several whole frames (server role: unmasked, no extensions) with one call;
     /// lws treats them as raw bytes and keeps whatever the socket does not take for the
     /// next WRITEABLE, before any frame of its own.
-    func writeFrames(_ wsi: OpaquePointer, _ messages: [WebSocketMessage], totalBytes total: Int) -> Bool {
+    func writeFrames(_ wsi: OpaquePointer, _ messages: [OutgoingPayload], totalBytes total: Int) -> Bool {
         let pre = rm_lws_pre()
         reserveScratch(pre + total)
         var cursor = serviceThreadScratch.baseAddress! + pre
         for message in messages {
-            switch message {
-            case .text(let text):
-                var text = text
-                text.withUTF8 {
-                    cursor = WebSocketFrame.write(opcode: .text, payload: UnsafeRawBufferPointer($0), at: cursor)
-                }
-            case .binary(let data):
-                data.withUnsafeBytes { cursor = WebSocketFrame.write(opcode: .binary, payload: $0, at: cursor) }
+            message.withBytes { payload, isText in
+                cursor = WebSocketFrame.write(opcode: isText ? .text : .binary, payload: payload, at: cursor)
             }
         }
         let start = (serviceThreadScratch.baseAddress! + pre).assumingMemoryBound(to: UInt8.self)

@@ -76,7 +76,7 @@ final class ServiceLoop: @unchecked Sendable {
     var serviceThreadInfo: [ConnectionID: ConnectionInfo] = [:]
     var serviceThreadScratch: UnsafeMutableRawBufferPointer = .allocate(byteCount: 0, alignment: 16)
     /// The frames of one send, kept between WRITEABLEs for its capacity.
-    var serviceThreadBatch: [WebSocketMessage] = []
+    var serviceThreadBatch: [OutgoingPayload] = []
     var serviceThreadExit = false
     /// Open WebSocket connections by client address (server role).
     var serviceThreadAddressCounts: [String: Int] = [:]

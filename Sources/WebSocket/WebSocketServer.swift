@@ -73,6 +73,17 @@ public final class WebSocketServer: Sendable {
         loop.send(.text(text), to: connection)
     }
 
+    /// Queues a text message given as its UTF-8 bytes, written as they are (no String is
+    /// made of them).
+    /// - Parameters:
+    ///   - utf8: The text's bytes; they must be valid UTF-8.
+    ///   - connection: The connection.
+    /// - Returns: `false` when the connection is unknown or closing.
+    @discardableResult
+    public func send(utf8: [UInt8], to connection: ConnectionID) -> Bool {
+        loop.send(utf8: utf8, to: connection)
+    }
+
     /// Closes a connection after the frames already queued for it.
     /// - Parameters:
     ///   - connection: The connection.

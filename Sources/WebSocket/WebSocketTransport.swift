@@ -43,6 +43,14 @@ public final class WebSocketTransport: HostTransport {
         server.withLock { $0 }?.send(text: text, to: connection)
     }
 
+    /// Sends a text frame given as its UTF-8 bytes.
+    /// - Parameters:
+    ///   - utf8: The frame's text, valid UTF-8.
+    ///   - connection: The connection.
+    public func send(utf8: [UInt8], to connection: ConnectionID) {
+        server.withLock { $0 }?.send(utf8: utf8, to: connection)
+    }
+
     /// Closes a connection.
     /// - Parameters:
     ///   - connection: The connection.

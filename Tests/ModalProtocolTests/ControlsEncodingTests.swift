@@ -16,8 +16,9 @@ struct ControlsEncodingTests {
     func reusedItemsGiveTheSameText(items: [ControlItem]) throws {
         let json = HostMessage.controlItemsJSON(items)
         for seq in [1, 42, 1_000_000] {
-            let reused = HostMessage.encodeControls(seq: seq, itemsJSON: json)
+            let reused = String(decoding: HostMessage.encodeControls(seq: seq, itemsJSON: json), as: UTF8.self)
             #expect(reused == HostMessage.controls(seq: seq, items: items).encode())
+            #expect(HostMessage.controls(seq: seq, items: items).encodeUTF8() == Array(reused.utf8))
             #expect(try HostMessage.decode(reused) == .controls(seq: seq, items: items))
         }
     }

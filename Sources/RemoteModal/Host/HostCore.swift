@@ -357,13 +357,13 @@ final class HostCore: @unchecked Sendable {
 
     /// Sends a message to every connection of a session, with the next `seq`.
     func broadcast(_ session: SessionState, _ build: (Int) -> HostMessage) {
-        send(build(session.takeSeq()).encode(), to: session)
+        send(build(session.takeSeq()).encodeUTF8(), to: session)
     }
 
     /// Sends an encoded message (its `seq` taken from the session) to every connection of
     /// the session.
-    func send(_ text: String, to session: SessionState) {
+    func send(_ utf8: [UInt8], to session: SessionState) {
         executor.assertInExecutor()
-        for connection in session.connections { transport.send(text, to: connection) }
+        for connection in session.connections { transport.send(utf8: utf8, to: connection) }
     }
 }
