@@ -11,7 +11,7 @@ public final class Action<Input: Sendable, Element: Sendable>: Sendable {
     /// Builds the work for one execution.
     public typealias WorkFactory = @Sendable (Input) throws -> Observable<Element>
 
-    private let core: ActionCore<Input, Element>
+    let core: ActionCore<Input, Element>
 
     /// Creates an action.
     /// - Parameters:

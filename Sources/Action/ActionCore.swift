@@ -4,8 +4,13 @@ import Synchronization
 
 /// The state behind an `Action`. It holds no reference to the `Action` or to what the
 /// action is bound to, so releasing the action releases everything.
+///
+/// NB: no `private` members here or in `ActionExecution`: cross-module optimization cannot
+/// serialize a body that touches a private declaration, so every action's execution ran
+/// the generic code (metadata lookups and witness calls for each event), not code
+/// specialized for its types.
 final class ActionCore<Input: Sendable, Element: Sendable>: Sendable {
-    private struct State {
+    struct State {
         var running = false
         var generation: UInt64 = 0
     }
@@ -16,9 +21,9 @@ final class ActionCore<Input: Sendable, Element: Sendable>: Sendable {
     let executing = BehaviorRelay(value: false)
     let executions = PublishSubject<Observable<Element>>()
     let enabledIf = BehaviorRelay<Bool?>(value: nil)
-    private let state = Locked(State())
-    private let current = SerialDisposable()
-    private let enabledSubscription: any Disposable
+    let state = Locked(State())
+    let current = SerialDisposable()
+    let enabledSubscription: any Disposable
 
     init(enabledIf: Observable<Bool>, workFactory: @escaping Action<Input, Element>.WorkFactory) {
         self.workFactory = workFactory
@@ -31,7 +36,7 @@ final class ActionCore<Input: Sendable, Element: Sendable>: Sendable {
         self.stateBox = state
     }
 
-    private let stateBox: StateBox
+    let stateBox: StateBox
 
     deinit {
         enabledSubscription.dispose()
@@ -61,7 +66,9 @@ final class ActionCore<Input: Sendable, Element: Sendable>: Sendable {
             work = .error(error)
         }
         let execution = ActionExecution(core: self, generation: generation, replay: replay)
-        current.disposable = Disposables.create(work.subscribe(execution), execution)
+        // NB: a closure that calls `on` directly, not `execution` as the observer: through
+        // the protocol witness, the call reached the generic `on` even from specialized code.
+        current.disposable = Disposables.create(work.subscribe(AnyObserver { execution.on($0) }), execution)
         return replayed
     }
 
@@ -82,7 +89,7 @@ final class ActionCore<Input: Sendable, Element: Sendable>: Sendable {
 
 /// The latest `enabledIf` value, shared with the subscription that updates it.
 final class StateBox: Sendable {
-    private let storage = Locked<Bool?>(nil)
+    let storage = Locked<Bool?>(nil)
     var value: Bool? {
         get { storage.withLock { $0 } }
         set { storage.withLock { $0 = newValue } }
@@ -100,11 +107,11 @@ final class StateBox: Sendable {
 /// `@unchecked Sendable` invariant: every stored property is immutable (the weak
 /// reference is only loaded, never assigned after `init`); the subjects are thread-safe.
 final class ActionExecution<Input: Sendable, Element: Sendable>: ObserverType, Disposable, @unchecked Sendable {
-    private weak var core: ActionCore<Input, Element>?
-    private let generation: UInt64
-    private let replay: ReplaySubject<Element>
-    private let elements: PublishSubject<Element>
-    private let errors: PublishSubject<ActionError>
+    weak var core: ActionCore<Input, Element>?
+    let generation: UInt64
+    let replay: ReplaySubject<Element>
+    let elements: PublishSubject<Element>
+    let errors: PublishSubject<ActionError>
 
     init(core: ActionCore<Input, Element>, generation: UInt64, replay: ReplaySubject<Element>) {
         self.core = core
