@@ -41,10 +41,11 @@ extension Control {
         let binding = CompositeDisposable()
         binding.insert(
             Observable.combineLatest(action.enabled, action.executing) { ($0, $1) }
-                .subscribe(onNext: { [weak self] enabled, busy in self?.set(enabled: enabled, busy: busy) }))
+                .subscribe(onNext: { [states] enabled, busy in states.set(enabled: enabled, busy: busy) }))
         // Strong captures: the control (through its taps subject) owns the action for as long
-        // as the binding lives. The action refers back to the control only weakly (above), so
-        // there is no cycle.
+        // as the binding lives, and the action its state (above). The binding ends when it is
+        // replaced or its session ends (`Session.end` disposes every control's binding), which
+        // releases both.
         binding.insert(tap.subscribe(onNext: { _ = action.execute(inputTransform()) }))
         binding.insert(tapWhileDisabled.subscribe(onNext: { _ = action.execute(inputTransform()) }))
         self.binding.disposable = binding

@@ -13,10 +13,13 @@ public final class Control: Sendable {
     /// The style.
     public let style: ActionStyle
 
-    private let state = Locked<(enabled: Bool, busy: Bool)>((true, false))
+    /// The enabled and busy state, and the session told of changes. An object of its own
+    /// so that an `Action` binding can hold it without holding the control: a weak
+    /// reference to the control gave it a side table, which made every retain of it (the
+    /// controls list is walked at each `controls` message) take the runtime's slow path.
+    let states: ControlStates
     private let taps = PublishSubject<Void>()
     private let refused = PublishSubject<Void>()
-    private let owner = Locked<Session?>(nil)
     /// The current `bind(to:)` binding; a new one replaces (and disposes) it.
     let binding = SerialDisposable()
 
@@ -24,7 +27,7 @@ public final class Control: Sendable {
         self.id = id
         self.title = title
         self.style = style
-        owner.withLock { $0 = session }
+        states = ControlStates(owner: session)
     }
 
     /// Taps while the control is enabled, on the host executor.
@@ -36,15 +39,15 @@ public final class Control: Sendable {
 
     /// Whether the control can be tapped. Setting it sends the controls list.
     public var enabled: Bool {
-        get { state.withLock { $0.enabled } }
-        set { update { $0.enabled = newValue } }
+        get { states.current.enabled }
+        set { states.update { $0.enabled = newValue } }
     }
 
     /// Whether the control's flow is running (the client shows a spinner). Setting it
     /// sends the controls list.
     public var busy: Bool {
-        get { state.withLock { $0.busy } }
-        set { update { $0.busy = newValue } }
+        get { states.current.busy }
+        set { states.update { $0.busy = newValue } }
     }
 
     /// Sets both states at once, with one `controls` message.
@@ -52,27 +55,43 @@ public final class Control: Sendable {
     ///   - enabled: Whether it can be tapped.
     ///   - busy: Whether its flow is running.
     public func set(enabled: Bool, busy: Bool) {
+        states.set(enabled: enabled, busy: busy)
+    }
+
+    var item: ControlItem {
+        let (enabled, busy) = states.current
+        return ControlItem(id: id, title: title, style: style, enabled: enabled, busy: busy)
+    }
+
+    func receiveTap() {
+        if enabled { taps.onNext(()) } else { refused.onNext(()) }
+    }
+}
+
+/// A control's enabled and busy state; a change sends the owning session's controls.
+final class ControlStates: Sendable {
+    private let state = Locked<(enabled: Bool, busy: Bool)>((true, false))
+    private let owner: Session
+
+    init(owner: Session) {
+        self.owner = owner
+    }
+
+    var current: (enabled: Bool, busy: Bool) { state.withLock { $0 } }
+
+    func set(enabled: Bool, busy: Bool) {
         update {
             $0.enabled = enabled
             $0.busy = busy
         }
     }
 
-    private func update(_ change: (inout (enabled: Bool, busy: Bool)) -> Void) {
+    func update(_ change: (inout (enabled: Bool, busy: Bool)) -> Void) {
         let changed = state.withLock { state -> Bool in
             let before = state
             change(&state)
             return before != state
         }
-        if changed { owner.withLock { $0 }?.publishControls() }
-    }
-
-    var item: ControlItem {
-        let (enabled, busy) = state.withLock { $0 }
-        return ControlItem(id: id, title: title, style: style, enabled: enabled, busy: busy)
-    }
-
-    func receiveTap() {
-        if enabled { taps.onNext(()) } else { refused.onNext(()) }
+        if changed { owner.publishControls() }
     }
 }
