@@ -68,7 +68,9 @@ final class SignInCoordinator: SessionCoordinator<Void>, @unchecked Sendable {
             actions: [
                 .cancel(title: "Cancel", mapTo: nil),
                 DialogAction.default(title: "Sign In", map: { $0[0] })
-                    .enabledIf { fields in fields[0].contains("@") && !fields[1].isEmpty }
+                    // NB: the byte, not `contains("@")`, which is Foundation's substring
+                    // search through an NSString (an allocation at every keystroke's rule).
+                    .enabledIf { fields in fields[0].utf8.contains(UInt8(ascii: "@")) && !fields[1].isEmpty }
                     .preferred(),
             ]
         )
