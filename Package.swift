@@ -1,6 +1,9 @@
 // swift-tools-version:6.0
 import PackageDescription
 
+// Release builds: cross-module optimization (generic code specialized across modules) and
+// no dynamic exclusivity checks (4% of the host's time per modal round trip; debug builds,
+// where every test runs, keep them). See docs/benchmarks.md, round four.
 let strict: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
     .unsafeFlags(["-cross-module-optimization", "-enforce-exclusivity=unchecked"], .when(configuration: .release)),
