@@ -82,6 +82,7 @@ final class SignInCoordinator: SessionCoordinator<Void>, @unchecked Sendable {
             }
         }
         .catch { error in
+            guard isWorthReporting(error) else { return .empty() }
             // Closing the alert without a button (Escape: `failure` `cancelled`) is a cancel too.
             if case RemoteModalError.cancelled = error {
                 session.notify("Sign in cancelled", level: .info)
@@ -105,6 +106,7 @@ final class ChooseCountryCoordinator: SessionCoordinator<String?>, @unchecked Se
             ]
         )
         .catch { [session] error in
+            guard isWorthReporting(error) else { return .empty() }
             session.notify("Choose country failed: \(error)", level: .error)
             return .empty()
         }
@@ -138,8 +140,17 @@ final class ApprovalCoordinator: SessionCoordinator<Void>, @unchecked Sendable {
             for member in session.groupSessions { member.notify(text, level: .info) }
         }
         .catch { error in
+            guard isWorthReporting(error) else { return .empty() }
             session.notify("Approval failed: \(error)", level: .error)
             return .empty()
         }
     }
+}
+
+/// Whether a flow's failure is worth a status: not the host shutting down (each client shows
+/// its dismissed modal's own shutdown notice and reconnects; a status on top of it, as the
+/// connection closes, was a second message about the same event).
+func isWorthReporting(_ error: any Error) -> Bool {
+    if case RemoteModalError.hostShutdown = error { return false }
+    return true
 }

@@ -50,6 +50,7 @@ final class ContactCoordinator: SessionCoordinator<Void>, @unchecked Sendable {
     }
 
     private static func report(_ error: any Error, _ what: String, _ session: Session) -> Observable<Void> {
+        guard isWorthReporting(error) else { return .empty() }
         if case RemoteModalError.unsupported = error {
             session.notify("\(what) is not supported on this client", level: .error)
         } else {
@@ -81,6 +82,7 @@ final class PhotoCoordinator: SessionCoordinator<Void>, @unchecked Sendable {
         }
         .asObservable()
         .catch { error in
+            guard isWorthReporting(error) else { return .empty() }
             if case RemoteModalError.cancelled = error {
                 session.notify("Photos cancelled", level: .info)
             } else {
@@ -121,6 +123,7 @@ final class LoginCoordinator: SessionCoordinator<Void>, @unchecked Sendable {
             }
             .asObservable()
             .catch { error in
+                guard isWorthReporting(error) else { return .empty() }
                 if case RemoteModalError.cancelled = error {
                     session.notify("Log in cancelled", level: .info)
                 } else {

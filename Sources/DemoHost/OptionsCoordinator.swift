@@ -59,6 +59,7 @@ final class OptionsCoordinator: SessionCoordinator<Void>, @unchecked Sendable {
             }
         }
         .catch { error in
+            guard isWorthReporting(error) else { return .empty() }
             session.notify("Options failed: \(error)", level: .error)
             return .empty()
         }

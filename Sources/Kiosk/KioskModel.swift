@@ -152,6 +152,9 @@ public struct KioskModel: Sendable {
     public private(set) var modals: [OpenModal] = []
     /// Something the person must read first (the host restarted); cleared by the next key.
     public private(set) var banner: String?
+    /// The notice a banner leaves in the list once it is cleared (shown in both at once, the
+    /// restart was said twice on one screen).
+    private var bannerNotice: (level: StatusLevel, text: String)?
 
     /// The client's name and group, for the header.
     public let name: String
@@ -210,10 +213,10 @@ public struct KioskModel: Sendable {
             // We asked to resume and got a fresh session: the host restarted (or forgot us).
             if titles.isEmpty {
                 banner = "The host restarted."
-                notify(.info, "The host restarted.")
+                bannerNotice = (.info, "The host restarted.")
             } else {
                 banner = "The host restarted: \(titles) was cancelled. Start again from the controls."
-                notify(.error, "The host restarted: \(titles) was cancelled.")
+                bannerNotice = (.error, "The host restarted: \(titles) was cancelled.")
             }
             return lost.filter { $0.upload != nil || $0.reading }.map { .dropUpload(id: $0.id) }
         case .controls(_, let items):
@@ -228,7 +231,7 @@ public struct KioskModel: Sendable {
                 // Re-sent after a resume: an upload continues where the host says it stands.
                 return uploadResumed(id: id, window: uploads?.window, held: held)
             }
-            banner = nil
+            clearBanner()
             var open = Self.open(id, modal)
             if let window = uploads?.window { open.uploadWindow = max(1, window) }
             modals.append(open)
@@ -346,6 +349,36 @@ public struct KioskModel: Sendable {
         let chunks = upload.nextChunks()
         modals[index].upload = upload
         return chunks.map { .sendChunk(id: id, chunk: $0) }
+    }
+
+    /// What keeps a mail from being sent: an entry of To, Cc or Bcc that is not a mail
+    /// address, or no recipient at all (the field to fix, and why).
+    static func mailProblem(_ fields: [Field], _ list: (String) -> [String]) -> (label: String, message: String)? {
+        var any = false
+        for label in ["To", "Cc", "Bcc"] {
+            let addresses = list(fields.first { $0.label == label }?.text ?? "")
+            if let wrong = addresses.first(where: { !looksLikeMailAddress($0) }) {
+                return (label, "Not a mail address: \(wrong)")
+            }
+            any = any || !addresses.isEmpty
+        }
+        return any ? nil : ("To", "Add a recipient first.")
+    }
+
+    /// A mail address as a person would type one: something, one @, a domain; no spaces.
+    /// - Parameter text: One entry of a recipients field.
+    /// - Returns: Whether a mail to it may be sent.
+    public static func looksLikeMailAddress(_ text: String) -> Bool {
+        let parts = text.split(separator: "@", omittingEmptySubsequences: false)
+        let forbidden = Set(" \t,;<>\"")
+        return parts.count == 2 && !parts[0].isEmpty && !parts[1].isEmpty && !text.contains(where: forbidden.contains)
+    }
+
+    /// Clears the banner; what it said stays in the notices.
+    private mutating func clearBanner() {
+        banner = nil
+        if let (level, text) = bannerNotice { notify(level, text) }
+        bannerNotice = nil
     }
 
     private mutating func notify(_ level: StatusLevel, _ text: String) {
@@ -504,7 +537,7 @@ public struct KioskModel: Sendable {
     /// - Returns: What to do.
     public mutating func press(_ key: Key) -> [KioskEffect] {
         if key == .interrupt { return [.quit] }
-        banner = nil
+        clearBanner()
         guard var open = modals.first else { return pressOnControls(key) }
         if key == .escape, open.answered || open.uploading {
             // Every wait has a way out: stop waiting, cancel the modal.
@@ -628,6 +661,12 @@ public struct KioskModel: Sendable {
             let status: MailStatus = [.cancelled, .saved, .sent][index]
             let fields = open.fields
             let field = { (label: String) in fields.first { $0.label == label }?.text }
+            if status == .sent, let problem = Self.mailProblem(fields, list) {
+                // Not sent (and never reported as sent): say which field to fix, and go there.
+                banner = problem.message
+                if let at = fields.firstIndex(where: { $0.label == problem.label }) { open.focus = at }
+                return []
+            }
             // An HTML body the person did not change goes back as the host wrote it; one they
             // edited (as text) goes back as HTML made from that text.
             var edited = field("Body") ?? ""
@@ -650,6 +689,11 @@ public struct KioskModel: Sendable {
         case .messageComposer(_, let subject, _):
             let fields = open.fields
             let field = { (label: String) in fields.first { $0.label == label }?.text }
+            if index == 1, list(field("To") ?? "").isEmpty {
+                banner = "Add a recipient first."
+                open.focus = 0
+                return []
+            }
             effects = answer(
                 .message(
                     status: index == 0 ? .cancelled : .sent, recipients: list(field("To") ?? ""),

@@ -168,6 +168,7 @@ public enum KioskScreen {
                 }
                 body.append(Row(spans: spans))
             }
+            body.append(Row("Ctrl-C quits.", .dim))
         }
         let essential = (top + body).flatMap { $0.whole ? [$0] : wrap($0, width: width) }
         let needed = essential.reduce(0) { $0 + Self.height(of: $1, width: width) }

@@ -84,6 +84,28 @@ struct KioskWaysOutTests {
         #expect(model.current == nil || model.current?.answered == true)
     }
 
+    @Test func aMailToSomethingThatIsNotAnAddressIsNotSent() {
+        let mail = ModalDescription.mailComposer(
+            to: ["not an address"], cc: [], bcc: [], subject: "Hi", body: "", isHTML: false)
+        var model = welcomed(mail)
+        for _ in 0..<5 { _ = model.press(.tab) }
+        #expect(model.press(.character("3")) == [], "Send refused")
+        #expect(model.banner == "Not a mail address: not an address")
+        #expect(model.current?.focus == 0, "back in the To field")
+        #expect(model.current?.answered == false)
+        // Saving a draft needs no address.
+        for _ in 0..<5 { _ = model.press(.tab) }
+        #expect(!model.press(.character("2")).isEmpty)
+        // No recipient at all: refused too; a valid one goes.
+        var empty = welcomed(.mailComposer(to: [], cc: [], bcc: [], subject: "", body: "", isHTML: false))
+        for _ in 0..<5 { _ = empty.press(.tab) }
+        #expect(empty.press(.character("3")) == [])
+        #expect(empty.banner == "Add a recipient first.")
+        #expect(KioskModel.looksLikeMailAddress("ann@example.com"))
+        #expect(!KioskModel.looksLikeMailAddress("ann@"))
+        #expect(!KioskModel.looksLikeMailAddress("a b@example.com"))
+    }
+
     @Test func enterPicksTheFirstEnabledChoiceWithoutAPreferredOneAsTheBrowserDoes() {
         let country = ModalDescription.actionSheet(
             title: "Choose a country", message: nil, source: nil,
@@ -173,10 +195,14 @@ struct KioskWaysOutTests {
         #expect(model.current == nil)
         let screen = KioskScreen.lines(model, width: 80, height: 24).joined(separator: "\n")
         #expect(screen.contains("The host restarted: \u{201C}Choose photos\u{201D} was cancelled."))
+        #expect(screen.components(separatedBy: "The host restarted").count == 2, "said once: \(screen)")
         #expect(screen.contains("Controls (press a number):"))
-        #expect(model.notices.last?.level == .error)
+        #expect(screen.contains("Ctrl-C quits."), "the way out is on the main screen")
         _ = model.press(.character("9"))
         #expect(model.banner == nil)
+        // Read and cleared, it stays in the notices.
+        #expect(model.notices.last?.level == .error)
+        #expect(model.notices.last?.text == "The host restarted: \u{201C}Choose photos\u{201D} was cancelled.")
     }
 
     @Test func aModalDismissedByAShutdownIsNamedWhenTheHostIsBack() {

@@ -161,8 +161,9 @@ struct KioskPortingTests {
 @Suite("Kiosk: HTML as readable text")
 struct KioskHTMLTests {
     @Test func anEditedHTMLBodyGoesBackAsHTMLMadeFromTheText() throws {
+        // A recipient: Send refuses a mail with none.
         let mail = ModalDescription.mailComposer(
-            to: [], cc: [], bcc: [], subject: "", body: "<b>Hi</b>", isHTML: true)
+            to: ["ann@example.com"], cc: [], bcc: [], subject: "", body: "<b>Hi</b>", isHTML: true)
         var model = showing(mail)
         for _ in 0..<4 { _ = model.press(.tab) }
         type(" <you> & me", into: &model)

@@ -271,6 +271,11 @@ class RestartableHost(Host):
         self.process.kill()
         self.process.wait(timeout=10)
 
+    def terminate(self):
+        """SIGTERM: the host dismisses its modals with `shutdown` and closes with 1001."""
+        self.process.terminate()
+        self.process.wait(timeout=10)
+
     def start_again(self):
         self.process = subprocess.Popen(
             [BINARY, "--port", str(self.port), "--log-level", "warning", *self.args],

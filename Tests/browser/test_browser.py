@@ -202,6 +202,32 @@ def test_mail_composer_edits_and_sends(host, desktop):
     assert result["value"]["mail"]["body"] == "Hello World! More text."
 
 
+def test_mail_to_something_that_is_not_an_address_is_not_sent(host, desktop):
+    page = desktop
+    page.open(host.base)
+    page.tap("contact")
+    page.button(page.dialog(), "Mail").click()
+    page.wait().until(lambda d: page.finds("dialog.modal-mailComposer[open]"))
+    dialog = page.find("dialog.modal-mailComposer[open]")
+    to = dialog.find_element(By.CSS_SELECTOR, "input[name=to]")
+    to.clear()
+    to.send_keys("not an address")
+    page.button(dialog, "Send").click()
+    page.wait().until(lambda d: "Not a mail address: not an address" in dialog.text)
+    assert page.driver.switch_to.active_element == to, "the field to fix has the focus"
+    page.screenshot("mail-not-an-address")
+    to.clear()
+    page.button(dialog, "Send").click()
+    page.wait().until(lambda d: "Add a recipient first" in dialog.text)
+    time.sleep(0.5)
+    assert not [m for m in page.sent("result") if m["value"].get("mail")], "nothing was sent"
+    assert "Mail sent" not in page.toasts()
+    # Saving a draft does not need an address; it ends the composer as PROTOCOL.md says.
+    page.button(dialog, "Save draft").click()
+    page.wait_toast("Mail saved")
+    page.assert_no_bad_message()
+
+
 def test_login_through_a_real_openid_provider_window(oidc_host, desktop):
     page = desktop
     page.open(oidc_host.base)

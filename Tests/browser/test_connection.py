@@ -38,6 +38,38 @@ def test_host_killed_and_restarted_mid_modal_is_named_and_the_controls_work_agai
     page.assert_no_bad_message()
 
 
+SHUTTING_DOWN = "The host is shutting down; this request was cancelled."
+
+
+def test_a_host_shut_down_and_restarted_says_so_once_and_comes_back_quickly(host, desktop):
+    """SIGTERM with a modal open: the dialog says the host is shutting down (no error toast from
+    the flow besides), the banner says the host went away, and once the host is back the same
+    notice says it restarted, with no second message about a new session."""
+    page = desktop
+    page.open(host.base)
+    page.tap("signIn")
+    page.dialog()
+    host.terminate()
+    page.wait().until(lambda d: SHUTTING_DOWN in [n.text for n in page.finds("dialog.notice .message")])
+    page.wait().until(lambda d: "The host went away" in banner_text(page))
+    page.screenshot("host-shutdown-notice")
+    time.sleep(3)                            # long enough for the backoff to have grown
+    host.start_again()
+    back = time.time()
+    page.wait(10).until(lambda d: page.connection_state() == "open")
+    assert time.time() - back < 3, "the page noticed the host back within its 2 s retry ceiling"
+    page.wait().until(lambda d: RESTARTED in [n.text for n in page.finds("dialog.notice .message")])
+    time.sleep(1)
+    toasts = page.toasts()
+    assert not [t for t in toasts if "failed" in t], toasts
+    assert not [t for t in toasts if "new session" in t], toasts
+    page.screenshot("host-restarted-after-shutdown")
+    page.tap("country")
+    page.button(page.dialog(), "Japan").click()
+    page.wait_toast("Country: Japan")
+    page.assert_no_bad_message()
+
+
 def test_an_answer_given_offline_waits_visibly_and_arrives_exactly_once(host, proxy, desktop):
     page = desktop
     page.open(proxy.base)

@@ -195,7 +195,11 @@ def test_a_type_the_host_refuses_is_said_and_another_file_can_be_chosen(options_
     assert error.text.startswith("The host refused the upload: only images are accepted here: “notes.txt” is text/plain"), error.text
     assert error.get_attribute("role") == "alert"
     assert any(e["code"] == "upload_invalid" for e in page.received("error"))
-    assert page.button(dialog, "Retry").is_enabled() and page.button(dialog, "Cancel").is_enabled()
+    # The same file would be refused again: no Retry, Send waits for another selection.
+    assert "Choose another photo, or cancel." in error.text, error.text
+    assert not [b for b in dialog.find_elements(By.CSS_SELECTOR, ".actions button") if b.text == "Retry"]
+    assert not page.button(dialog, "Send").is_enabled() and page.button(dialog, "Cancel").is_enabled()
+    page.screenshot("type-refused-no-retry")
     choose_button = dialog.find_element(By.CSS_SELECTOR, "button.chooser")
     assert choose_button.is_enabled(), "another file can be chosen"
     make_png(tmp_path / "damage.png", 80, 60)

@@ -175,6 +175,42 @@ test("a refused session is named with its reason and retried; unauthorized stops
   await settle();
 });
 
+test("after a 1001 (the host going away) attempts come at most 2 s apart until it is back", async () => {
+  const { client, socket, events } = welcomed();
+  const realRandom = Math.random;
+  Math.random = () => 0.999;                 // the top of every jittered range
+  try {
+    socket.readyState = 3;
+    socket.onclose({ code: 1001, reason: "host shutting down" });
+    const waits = [];
+    for (let attempt = 0; attempt < 8; attempt++) {
+      const state = events.filter(([type]) => type === "state").at(-1)[1];
+      assert.equal(state.hostLeft, true, "the page can say the host went away");
+      waits.push(state.retryAt - Date.now());
+      client.retryNow();                     // the attempt fails at once, as against a host still down
+      FakeSocket.last.readyState = 3;
+      FakeSocket.last.onclose({ code: 1006, reason: "" });
+    }
+    assert.ok(Math.max(...waits) <= 2000, `waits ${waits}`);
+    assert.ok(Math.max(...waits) > 1500, `the ceiling is reached: ${waits}`);
+    reconnect(client, { session: "s2", resumed: false });
+    assert.equal(events.filter(([type]) => type === "state").at(-1)[1].hostLeft, false, "cleared once back");
+    // An ordinary drop afterwards backs off up to 6 s again.
+    FakeSocket.last.readyState = 3;
+    for (let attempt = 0; attempt < 6; attempt++) {
+      client.retryNow();
+      FakeSocket.last.readyState = 3;
+      FakeSocket.last.onclose({ code: 1006, reason: "" });
+    }
+    const last = events.filter(([type]) => type === "state").at(-1)[1];
+    assert.ok(last.retryAt - Date.now() > 5000, "the usual ceiling after an ordinary drop");
+  } finally {
+    Math.random = realRandom;
+    client.close();
+  }
+  await settle();
+});
+
 test("a present for a shown modal carries the host's texts and what the page re-sent", async () => {
   const { client, socket, events } = welcomed();
   const signIn = (seq, texts) => alert("m1", seq, { modal: { kind: "alert", title: "Sign in",

@@ -34,7 +34,8 @@ let countdown = null;
 
 /** What the banner says while offline: a refusal names the host's reason and when the page
  *  tries again (a 1013 is "try again later": the page keeps trying by itself). */
-function offlineText({ attempt, refusal, retryAt }) {
+function offlineText({ attempt, refusal, retryAt, hostLeft }) {
+  if (hostLeft) return `The host went away (it is shutting down or restarting). Reconnecting… attempt ${Math.max(1, attempt)}`;
   if (!refusal) return `Reconnecting… attempt ${Math.max(1, attempt)}`;
   const lead = refusal.code === 1013 ? "The host refused this page" : "The host closed the connection";
   const seconds = Math.ceil(((retryAt ?? 0) - Date.now()) / 1000);
@@ -126,6 +127,13 @@ function toast(level, text) {
 client.addEventListener("status", ({ detail }) => toast(detail.level, detail.text));
 client.addEventListener("error", ({ detail }) => console.warn("host error", detail));
 client.addEventListener("sessionLost", ({ detail }) => {
+  // A notice already on screen (the host shut down with a modal open) says it once, updated;
+  // a toast besides would be a second message about the same event.
+  const notices = layer.querySelectorAll('dialog.notice[data-reason="shutdown"] .message');
+  if (notices.length) {
+    for (const message of notices) message.textContent = NOTICES[detail.reason][1];
+    return;
+  }
   if (detail.modals === 0 && everOpen) {
     toast("info", detail.reason === "restarted" ? "The host restarted; you have a new session." : "Your session expired; you have a new session.");
   }
@@ -200,7 +208,7 @@ client.addEventListener("dismiss", ({ detail }) => {
   // An answer given before a drop was most likely accepted: its modal just closes.
   const notice = detail.reason === "ended" && entry.handle.ui.answered ? null : NOTICES[detail.reason];
   if (notice) {
-    entry.handle.notice(notice[0], notice[1], restoreFocus);
+    entry.handle.notice(notice[0], notice[1], restoreFocus, detail.reason);
   } else {
     entry.handle.close().then(restoreFocus);
   }

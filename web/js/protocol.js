@@ -7,6 +7,9 @@ export { CHUNK_BYTES, DEFAULT_UPLOAD_WINDOW, toBase64, sha256Hex } from "./uploa
 
 export const PROTOCOL = "remote-modal.v1";
 
+/** The most a page waits between attempts after the host closed with 1001 (going away). */
+export const GOING_AWAY_RETRY_MS = 2000;
+
 /** Exponential backoff with full jitter, in milliseconds. The ceiling is low enough that a
  *  page notices a restarted host within seconds (and "Retry now" is always there). */
 export function backoffDelay(attempt, baseMs = 500, maxMs = 6000, random = Math.random) {
@@ -50,9 +53,10 @@ const ANSWERS_KEY = "remote-modal.answers";
 
 /**
  * Events (CustomEvent detail):
- * - state {state, attempt, refusal, retryAt}: connecting | open | reconnecting | unauthorized | closed;
+ * - state {state, attempt, refusal, retryAt, hostLeft}: connecting | open | reconnecting | unauthorized | closed;
  *   `refusal` {code, reason} when the host closed the last connection with 1013 or 1008 (a
- *   reason other than `unauthorized`), `retryAt` when the next attempt starts (ms, `now()`)
+ *   reason other than `unauthorized`), `retryAt` when the next attempt starts (ms, `now()`),
+ *   `hostLeft` while the host is away after closing with 1001 (going away: shutting down)
  * - welcome {session, resumed}
  * - controls {items}, status {level, text}, update {id, actions}
  * - present {id, modal, answered}: `answered` when an answer for it is still unconfirmed
@@ -129,7 +133,11 @@ export class ModalClient extends EventTarget {
       // is retried with the same backoff, never less than a second for a 1013.
       this.refusal = event.code === 1013 || event.code === 1008
         ? { code: event.code, reason: event.reason || (event.code === 1013 ? "the host is busy" : "policy") } : null;
-      const delay = Math.max(backoffDelay(this.attempt++), this.refusal?.code === 1013 ? 1000 : 0);
+      // 1001: the host said it is going away (shutting down, most often to restart). Until it
+      // is back, attempts come at most 2 s apart, so the page returns within 2 s of it.
+      if (event.code === 1001) this.hostLeft = true;
+      const ceiling = this.hostLeft ? GOING_AWAY_RETRY_MS : undefined;
+      const delay = Math.max(backoffDelay(this.attempt++, undefined, ceiling), this.refusal?.code === 1013 ? 1000 : 0);
       this.retryAt = this.now() + delay;
       this.setState("reconnecting");
       this.retryTimer = setTimeout(() => this.connect(), delay);
@@ -160,8 +168,9 @@ export class ModalClient extends EventTarget {
 
   setState(state) {
     this.state = state;
-    if (state === "open") this.refusal = null;
-    this.emit("state", { state, attempt: this.attempt, refusal: this.refusal ?? null, retryAt: this.retryAt ?? null });
+    if (state === "open") { this.refusal = null; this.hostLeft = false; }
+    this.emit("state", { state, attempt: this.attempt, refusal: this.refusal ?? null, retryAt: this.retryAt ?? null,
+                         hostLeft: Boolean(this.hostLeft) });
   }
 
   emit(type, detail) { this.dispatchEvent(new CustomEvent(type, { detail })); }

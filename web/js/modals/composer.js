@@ -3,6 +3,9 @@
 
 const list = (text) => text.split(/[,;]/).map((part) => part.trim()).filter(Boolean);
 
+/** A mail address as a person would type one: something, an @, a domain; no spaces. */
+export const looksLikeMailAddress = (text) => /^[^\s@,;<>"]+@[^\s@,;<>"]+$/.test(text);
+
 /**
  * @param {object} ui  the dialog
  * @param {{title: string, fields: (object|null)[], statuses: [string, string][],
@@ -10,8 +13,10 @@ const list = (text) => text.split(/[,;]/).map((part) => part.trim()).filter(Bool
  *   fields (null ones are left out): `{key, label, value, multiline, attributes}` for a text
  *   field, or `{key, build(ui) -> {value()}}` for a part of its own (an HTML body, attachments);
  *   statuses: [button title, status]
+ *   check(values, list): for Send only, what keeps it from going (`{key, message}`: the field
+ *   to fix and why), or null. Cancel and Save draft always go.
  */
-export function composer(ui, { title, fields, statuses, content }) {
+export function composer(ui, { title, fields, statuses, content, check = null }) {
   ui.heading(title);
   // What the person typed survives a reload: a draft per modal in session storage (the host
   // keeps only an alert's input), restored when the host presents the modal again.
@@ -28,7 +33,15 @@ export function composer(ui, { title, fields, statuses, content }) {
     return [field.key, { value: () => input.value }];
   });
   const values = () => Object.fromEntries(parts.map(([key, part]) => [key, part.value()]));
-  const answer = (index, button) => ui.resolve({ status: statuses[index][1], ...content(values(), list) }, button);
+  const answer = (index, button) => {
+    const problem = statuses[index][1] === "sent" ? check?.(values(), list) : null;
+    if (problem) {
+      ui.refuse(problem.message);
+      typed[problem.key]?.focus();
+      return;
+    }
+    ui.resolve({ status: statuses[index][1], ...content(values(), list) }, button);
+  };
   const actions = statuses.map(([name, status], index) => ({
     title: name, style: status === "cancelled" ? "cancel" : "default", enabled: true, preferred: index === statuses.length - 1,
   }));

@@ -233,7 +233,7 @@ function focusFirst(dialog) {
 /**
  * Builds and shows a modal. `io`: answer(message), input(values), upload(files, onProgress, answer),
  * anchor(source). Returns a handle: {dialog, ui, update(actions), answerState(sent), rejected(text),
- * close(), notice(title, text, onDone)}.
+ * close(), notice(title, text, onDone, reason)}.
  */
 export function openModal(id, modal, io, layer) {
   const dialog = el("dialog", { class: `modal modal-${modal.kind}`, "aria-labelledby": `title-${id}`, "data-modal-id": id, tabindex: "-1" });
@@ -312,7 +312,7 @@ export function openModal(id, modal, io, layer) {
     setTimeout(finish, 140);
   });
   /** The modal ended without the person: say why where it was, and give the page back. */
-  handle.notice = (title, text, onDone) => {
+  handle.notice = (title, text, onDone, reason = null) => {
     handle.closing = true;
     for (const done of ui.closeHandlers) done();
     const ok = actionButton("OK", { preferred: true });
@@ -322,6 +322,7 @@ export function openModal(id, modal, io, layer) {
     connectionLine.remove();
     content.replaceChildren(box, el("div", { class: "actions" }, ok));
     dialog.className = `modal notice modal-${modal.kind}`;
+    if (reason) dialog.dataset.reason = reason;
     dialog.setAttribute("role", "dialog");
     dialog.setAttribute("aria-describedby", message.id);
     dialog.close();

@@ -5,7 +5,7 @@
 // node; its markup never reaches innerHTML. "Edit as text" swaps it for a text area; the
 // result carries the body as sent when untouched, else the text made HTML (docs/protocol.md).
 import { registerModal } from "./registry.js";
-import { composer } from "./composer.js";
+import { composer, looksLikeMailAddress } from "./composer.js";
 import { actionButton, el } from "./dialog.js";
 import { base64Size, sanitizeTree, textToHTML, treeText } from "../options.js";
 import { formatBytes } from "../format.js";
@@ -28,6 +28,15 @@ registerModal("mailComposer", (modal, ui) => {
       attachments?.length ? { key: "attachments", build: (dialog) => attachmentList(dialog, attachments) } : null,
     ],
     statuses: [["Cancel", "cancelled"], ["Save draft", "saved"], ["Send", "sent"]],
+    // A mail to "not an address" is not sent (and never reported as sent).
+    check: (v, list) => {
+      for (const key of ["to", "cc", "bcc"]) {
+        const wrong = list(v[key]).find((address) => !looksLikeMailAddress(address));
+        if (wrong) return { key, message: `Not a mail address: ${wrong}` };
+      }
+      if (![...list(v.to), ...list(v.cc), ...list(v.bcc)].length) return { key: "to", message: "Add a recipient first" };
+      return null;
+    },
     content: (v, list) => ({ mail: {
       to: list(v.to), cc: list(v.cc), bcc: list(v.bcc), subject: v.subject, body: v.body,
       ...(hasFrom ? { from: v.from.trim() } : {}),

@@ -12,6 +12,7 @@ registerModal("messageComposer", (modal, ui) => {
       { key: "body", label: "Message", value: modal.body ?? "", multiline: true },
     ],
     statuses: [["Cancel", "cancelled"], ["Send", "sent"]],
+    check: (v, list) => (list(v.recipients).length ? null : { key: "recipients", message: "Add a recipient first" }),
     content: (v, list) => ({ message: { recipients: list(v.recipients), body: v.body, ...(hasSubject ? { subject: v.subject } : {}) } }),
   });
 });

@@ -1,7 +1,7 @@
 // What the photo and media pickers share: a styled file chooser, previews with sizes,
 // limits checked before sending, an upload whose bar moves only with the host's
 // acknowledgements, stands still (and says so) while offline, and can be cancelled at any
-// moment; a refused upload offers Retry and Cancel.
+// moment; a refused upload offers Retry (unless only another selection can help) and Cancel.
 import { actionButton, el, setBusy } from "./dialog.js";
 import { formatBytes, formatBytesPair } from "../format.js";
 import { MOST_FILES } from "../options.js";
@@ -119,11 +119,16 @@ export function picker(ui, { title, noun, limit, accept, maxBytes, prompt }) {
       cancelled: "Upload cancelled.",
       stopped: "",
     }[state] ?? "";
-    const what = `Retry${files.length > 1 ? `, remove a ${noun}` : ""}, choose other ${noun}s, or cancel`;
+    // A refusal of what was chosen (a type this picker does not take, more bytes than it
+    // takes) comes again on a retry: only another selection helps, so no Retry is offered.
+    const final = state === "failed" && /accepted here|add up to more than/.test(String(error ?? ""));
+    const what = final
+      ? `${files.length > 1 ? `Remove it, choose other ${noun}s` : `Choose another ${noun}`}, or cancel`
+      : `Retry${files.length > 1 ? `, remove a ${noun}` : ""}, choose other ${noun}s, or cancel`;
     ui.showError(state === "failed" ? `The host refused the upload: ${named(error)}. ${what}.` : "");
     setBusy(sendButton, state === "sending" || state === "finishing" || state === "paused");
-    sendButton.querySelector(".label").textContent = state === "failed" ? "Retry" : "Send";
-    sendButton.disabled = state !== "failed";
+    sendButton.querySelector(".label").textContent = state === "failed" && !final ? "Retry" : "Send";
+    sendButton.disabled = state !== "failed" || final;
     choose.disabled = state !== "failed";
     for (const remove of previews.querySelectorAll("button")) remove.disabled = state !== "failed";
   };
