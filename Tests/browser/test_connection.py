@@ -3,6 +3,8 @@ the ?ws= rule, a page without its token."""
 import time
 
 from selenium.webdriver.common.by import By
+from selenium.common.exceptions import ElementNotInteractableException
+from selenium.webdriver.common.keys import Keys
 
 from browser_support import RestartableHost
 
@@ -67,6 +69,34 @@ def test_a_host_shut_down_and_restarted_says_so_once_and_comes_back_quickly(host
     page.tap("country")
     page.button(page.dialog(), "Japan").click()
     page.wait_toast("Country: Japan")
+    page.assert_no_bad_message()
+
+
+def test_enter_while_offline_says_the_connection_is_what_is_missing(host, proxy, desktop):
+    page = desktop
+    page.open(proxy.base)
+    page.tap("signIn")
+    dialog = page.dialog()
+    proxy.cut()
+    page.wait().until(lambda d: "Reconnecting… attempt" in banner_text(page))
+    email, password = dialog.find_elements(By.TAG_NAME, "input")
+    email.send_keys("ann@example.com")
+    password.send_keys("secret")
+    password.send_keys(Keys.ENTER)
+    page.wait(3).until(lambda d: "Offline: the host checks what you typed when the connection is back" in dialog.text)
+    assert "Fill in the fields first" not in dialog.text
+    proxy.restore()
+    retry = dialog.find_element(By.CSS_SELECTOR, ".connection-line button")   # Retry now, in the dialog
+    if retry.is_displayed():                 # unless the page's own attempt came first
+        try:
+            retry.click()
+        except ElementNotInteractableException:
+            pass
+    page.wait().until(lambda d: page.connection_state() == "open")
+    # Back online, the typed values reach the host and Sign In works.
+    page.wait().until(lambda d: page.button(dialog, "Sign In").is_enabled())
+    page.button(dialog, "Sign In").click()
+    page.wait_toast("Signed in as ann@example.com")
     page.assert_no_bad_message()
 
 

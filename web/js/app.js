@@ -167,6 +167,7 @@ client.addEventListener("present", ({ detail: { id, modal, answered } }) => {
     answer: (message) => client.answer(message),
     input: (values) => client.input(id, values),
     flushInput: () => client.flushInput(id),
+    isOnline: () => client.isOpen,
     upload: (files, onProgress, answer) => client.upload(id, files, onProgress, answer),
     retry: () => client.retryNow(),
     draft: draftStore(id),

@@ -97,6 +97,9 @@ export class DialogUI {
         // Typed or pasted a moment ago: the host has not enabled the action yet. The values go
         // now, and the action runs when the host enables it (within a second), not lost.
         else if (preferred && this.io.flushInput?.()) this.submitWhenEnabled(preferred);
+        // Offline, the host cannot check the fields (nor enable the action): say that, not
+        // that they are empty.
+        else if (this.io.isOnline?.() === false) this.refuse("Offline: the host checks what you typed when the connection is back");
         else this.refuse("Fill in the fields first");
       });
     }
