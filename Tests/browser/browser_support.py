@@ -21,7 +21,7 @@ from hosts import BINARY, ROOT, Host, free_port
 from protocol_client import ProtocolClient
 
 SHOTS = os.path.join(ROOT, "artifacts", "browser")
-SIZES = {"desktop": (1440, 900), "phone": (390, 844)}
+SIZES = {"desktop": (1440, 900), "phone": (390, 844), "kiosk": (1080, 1920)}
 
 
 def make_driver(size):

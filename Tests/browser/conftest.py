@@ -57,6 +57,14 @@ def phone(drivers):
     yield page
 
 
+@pytest.fixture
+def kiosk(drivers):
+    """A portrait kiosk screen, 1080x1920."""
+    page = Page(drivers("kiosk"), "kiosk")
+    page.reset()
+    yield page
+
+
 @pytest.fixture(params=["desktop", "phone"])
 def page(request, drivers):
     page = Page(drivers(request.param), request.param)

@@ -192,3 +192,38 @@ def test_optional_field_states_look_finished_and_pass_axe(page, tmp_path):
 
     assert not failures, "\n".join(f"{name} {size} {scheme}: {v['id']} ({v['impact']}) {v['help']}: {v['nodes'][:3]}"
                                    for name, size, scheme, v in failures)
+
+
+def test_a_portrait_kiosk_screen_shows_the_page_large_and_passes_axe(host, kiosk):
+    """1080x1920: controls a standing person can read and touch, dialogs that fit, notices
+    across the bottom, nothing cut off at the side."""
+    page = kiosk
+    failures = []
+    page.open(host.base, "?name=lobby-1")
+    page.both_schemes("kiosk-controls", failures)
+    # On screen (getBoundingClientRect counts the zoom; WebDriver's element size does not).
+    height = page.script("return arguments[0].getBoundingClientRect().height", page.control("signIn"))
+    assert height >= 60, f"a control a standing person can touch: {height} px"
+    assert page.script("return document.documentElement.scrollWidth <= window.innerWidth"), "no sideways scroll"
+    page.tap("signIn")
+    dialog = page.dialog()
+    page.both_schemes("kiosk-sign-in", failures)
+    rect = page.script("const r = arguments[0].getBoundingClientRect(); return [r.left, r.right, r.top, r.bottom];", dialog)
+    assert rect[0] >= 0 and rect[1] <= 1080 and rect[2] >= 0 and rect[3] <= 1920, rect
+    assert rect[1] - rect[0] >= 700, f"the dialog uses the screen's width: {rect}"
+    page.button(dialog, "Cancel").click()
+    page.wait_toast("Sign in cancelled")
+    width = page.script("return arguments[0].getBoundingClientRect().width", page.find("#toasts .toast"))
+    assert width >= 900, f"notices across the bottom: {width} px"
+    page.both_schemes("kiosk-toast", failures)
+    page.tap("country")
+    sheet = page.dialog()
+    page.both_schemes("kiosk-country-sheet", failures)
+    rect = page.script("const r = arguments[0].getBoundingClientRect(); return [r.left, r.right, r.top, r.bottom];", sheet)
+    control = page.script("return arguments[0].getBoundingClientRect().bottom", page.control("country"))
+    assert rect[0] >= 0 and rect[1] <= 1080, f"the sheet is on the screen: {rect}"
+    assert control <= rect[2] <= control + 40, f"right under its control ({control}): {rect}"
+    page.button(page.dialog(), "Japan").click()
+    page.wait_toast("Country: Japan")
+    assert not failures, failures
+    page.assert_no_bad_message()

@@ -2,6 +2,9 @@
 // on phones. Escape or a tap outside picks the cancel action, if it has one.
 import { registerModal } from "./registry.js";
 
+/** `dialog.modal`'s width in app.css (CSS pixels). */
+const SHEET_WIDTH = 460;
+
 registerModal("actionSheet", (modal, ui) => {
   ui.dialog.classList.add("sheet");
   ui.heading(modal.title || "Choose", { hidden: !modal.title });
@@ -16,8 +19,13 @@ registerModal("actionSheet", (modal, ui) => {
   const rect = modal.source ? ui.anchor(modal.source) : null;
   if (rect && window.matchMedia("(min-width: 700px)").matches) {
     ui.dialog.classList.add("anchored");
-    ui.dialog.style.top = `${Math.round(rect.bottom + 8)}px`;
-    ui.dialog.style.left = `${Math.round(Math.max(8, Math.min(rect.left, window.innerWidth - 360)))}px`;
+    // The control's rectangle is on screen; the dialog's position is in the page's own
+    // (zoomed, on a kiosk screen) pixels.
+    const zoom = document.documentElement.currentCSSZoom ?? 1;
+    const page = window.innerWidth / zoom;
+    const width = Math.min(SHEET_WIDTH, page - 32);   // as app.css sizes `dialog.modal`
+    ui.dialog.style.top = `${Math.round(rect.bottom / zoom + 8)}px`;
+    ui.dialog.style.left = `${Math.round(Math.max(8, Math.min(rect.left / zoom, page - width - 8)))}px`;
   }
   return { update };
 });
