@@ -92,6 +92,33 @@ struct ConcurrencyTests {
         #expect(values == Array(0..<1_000))
     }
 
+    @Test func aCancelledDelayedActionIsReleasedAtOnceAndNeverRuns() async throws {
+        final class Held: Sendable {}
+        let scheduler = SerialDispatchQueueScheduler(label: "test.cancel")
+        let ran = Locked(false)
+        weak var released: Held?
+        do {
+            let held = Held()
+            released = held
+            let timer = scheduler.schedule(after: .seconds(600)) {
+                withExtendedLifetime(held) { ran.withLock { $0 = true } }
+            }
+            timer.dispose()
+        }
+        // The cancellation is processed on the scheduler's queue.
+        let deadline = ContinuousClock.now + .seconds(5)
+        while released != nil, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(released == nil, "what a cancelled timer held is released long before its time")
+        #expect(!ran.withLock { $0 })
+        // A timer that is not cancelled still fires, once.
+        let fired = Locked(0)
+        _ = scheduler.schedule(after: .milliseconds(5)) { fired.withLock { $0 += 1 } }
+        let until = ContinuousClock.now + .seconds(5)
+        while fired.withLock({ $0 }) == 0, ContinuousClock.now < until { try await Task.sleep(for: .milliseconds(5)) }
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(fired.withLock { $0 } == 1)
+    }
+
     @Test func delayOnARealSchedulerDelivers() async throws {
         let scheduler = SerialDispatchQueueScheduler(label: "test.delay")
         let values = try await Observable.from([1, 2, 3]).delay(.milliseconds(5), scheduler: scheduler).toArray().value

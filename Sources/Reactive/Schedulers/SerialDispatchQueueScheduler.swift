@@ -35,16 +35,41 @@ public struct SerialDispatchQueueScheduler: SchedulerType {
     }
 
     /// Enqueues the action after a delay.
+    ///
+    /// A timer source, not `asyncAfter`: disposing it releases the action, and what the
+    /// action holds, at once. With `asyncAfter` a cancelled action stayed in the queue
+    /// until its time (a host's retention timers kept evicted sessions alive for the whole
+    /// retention period).
     /// - Parameters:
     ///   - dueTime: How long to wait.
     ///   - action: The work.
     /// - Returns: A disposable that cancels it if it has not started.
     public func schedule(after dueTime: Duration, _ action: @escaping @Sendable () -> Void) -> any Disposable {
-        let cancel = BooleanDisposable()
         let nanoseconds = max(0, Int(dueTime.seconds * 1e9))
-        queue.asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) {
-            if !cancel.isDisposed { action() }
+        let timer = DispatchSource.makeTimerSource(queue: queue)
+        timer.schedule(deadline: .now() + .nanoseconds(nanoseconds))
+        // One shot: cancelled after it fires, which releases the handler (and the timer it
+        // refers to: the cycle lasts only until then).
+        timer.setEventHandler {
+            guard !timer.isCancelled else { return }
+            timer.cancel()
+            action()
         }
-        return cancel
+        timer.activate()
+        return TimerDisposable(timer)
+    }
+}
+
+/// Cancels a dispatch timer source (thread-safe; cancelling twice is harmless).
+private final class TimerDisposable: Disposable, @unchecked Sendable {
+    // `@unchecked Sendable`: the only member is immutable and `cancel` is thread-safe.
+    private let timer: any DispatchSourceTimer
+
+    init(_ timer: any DispatchSourceTimer) {
+        self.timer = timer
+    }
+
+    func dispose() {
+        timer.cancel()
     }
 }

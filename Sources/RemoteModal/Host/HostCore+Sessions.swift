@@ -20,6 +20,9 @@ extension HostCore {
     /// presentation lives on while another session still shows it).
     func expire(_ session: SessionState) {
         session.alive = false
+        // An evicted session's timer would otherwise hold it until its retention ends.
+        session.retentionTimer?.dispose()
+        session.retentionTimer = nil
         sessions[session.id] = nil
         if session.disconnectOrder != nil { retainedCount -= 1 }
         sessionsByAddress[session.address, default: 1] -= 1
