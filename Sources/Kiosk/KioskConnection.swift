@@ -383,6 +383,17 @@ public final class KioskConnection: Sendable {
         guard let resend else { return }
         if case .welcome = message { onState(.connected) }
         onMessage(message)
-        for answer in resend { send(answer) }
+        for answer in resend {
+            // A kept alert answer goes with its own text fields first: on the resume the host
+            // forgot the typed password and disabled the action its rule guards, and would
+            // refuse the answer alone as choosing a disabled action.
+            if case .result(let id, let value) = answer, case .object(let fields) = value,
+                let texts = fields.first(where: { $0.0 == "textFields" })?.1, case .array(let items) = texts
+            {
+                let strings = items.compactMap { if case .string(let text) = $0 { text } else { nil } }
+                if strings.count == items.count { send(.input(id: id, textFields: strings)) }
+            }
+            send(answer)
+        }
     }
 }

@@ -100,6 +100,28 @@ def test_enter_while_offline_says_the_connection_is_what_is_missing(host, proxy,
     page.assert_no_bad_message()
 
 
+def test_a_sign_in_given_offline_is_accepted_after_the_resume(host, proxy, desktop):
+    """The host forgets a typed password on a resume (and disables Sign In with it); the kept
+    answer carries the password, so the page sends the fields again before it."""
+    page = desktop
+    page.open(proxy.base)
+    page.tap("signIn")
+    dialog = page.dialog()
+    email, password = dialog.find_elements(By.TAG_NAME, "input")
+    email.send_keys("me@x.io")
+    password.send_keys("pw")
+    page.wait().until(lambda d: page.button(dialog, "Sign In").is_enabled())
+    proxy.cut()
+    page.wait().until(lambda d: "Reconnecting… attempt" in banner_text(page))
+    page.button(dialog, "Sign In").click()
+    assert "Offline: your answer is kept" in dialog.find_element(By.CSS_SELECTOR, ".answer-status").text
+    proxy.restore()
+    page.wait_toast("Signed in as me@x.io", seconds=15)
+    page.no_dialog()
+    assert not [e for e in page.received("error")], page.received("error")
+    page.assert_no_bad_message()
+
+
 def test_an_answer_given_offline_waits_visibly_and_arrives_exactly_once(host, proxy, desktop):
     page = desktop
     page.open(proxy.base)

@@ -29,6 +29,22 @@ test("an answer given offline is kept, shown as waiting, and sent once after the
   await settle();
 });
 
+test("a kept sign-in answer goes after its own fields, so the host has its password again", async () => {
+  const { client, socket } = welcomed();
+  socket.receive(alert("m1", 1));
+  client.input("m1", ["ann@example.com", "secret"]);
+  socket.drop();
+  client.result("m1", { action: 0, textFields: ["ann@example.com", "secret"] });
+  const second = reconnect(client, { session: "s1", resumed: true });
+  const sent = second.messages().filter((m) => m.type === "input" || m.type === "result");
+  assert.deepEqual(sent, [
+    { type: "input", id: "m1", textFields: ["ann@example.com", "secret"] },
+    { type: "result", id: "m1", value: { action: 0, textFields: ["ann@example.com", "secret"] } },
+  ]);
+  client.close();
+  await settle();
+});
+
 test("the retry button reconnects at once, and the state names the attempt", () => {
   const { client, socket, events } = welcomed();
   socket.drop();

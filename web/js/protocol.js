@@ -237,6 +237,14 @@ export class ModalClient extends EventTarget {
       }
     }
     for (const answer of this.unconfirmed.values()) {
+      // A kept alert answer goes with its own text fields first: on the resume the host
+      // forgot the typed password and disabled the action its rule guards, so the answer
+      // alone would be refused as choosing a disabled action. After this `input` the host
+      // has enabled it again (an `update` says so) before it judges the answer.
+      const fields = answer.type === "result" ? answer.value?.textFields : null;
+      if (!fresh && Array.isArray(fields) && this.shown.has(answer.id)) {
+        this.send({ type: "input", id: answer.id, textFields: fields });
+      }
       this.send(answer);
       this.emit("answer", { id: answer.id, sent: true });
     }
