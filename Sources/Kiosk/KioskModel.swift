@@ -114,8 +114,11 @@ public struct KioskModel: Sendable {
         /// The choice Enter picks, as in the browser (whose focus starts there): the
         /// preferred one if enabled, else the first enabled one.
         public var defaultChoice: Int? {
-            if let preferred = choices.firstIndex(where: { $0.preferred }), choices[preferred].enabled {
-                return preferred
+            // A disabled preferred choice (Sign In before the fields pass its rule) leaves no
+            // default: Enter must not fall through to another choice (Cancel, which threw
+            // away what was typed).
+            if let preferred = choices.firstIndex(where: { $0.preferred }) {
+                return choices[preferred].enabled ? preferred : nil
             }
             return choices.firstIndex { $0.enabled }
         }
@@ -586,7 +589,12 @@ public struct KioskModel: Sendable {
             open.focus = max(0, open.focus - 1)
         case .enter:
             if onChoices {
-                return pick(&open, open.defaultChoice)
+                if let choice = open.defaultChoice { return pick(&open, choice) }
+                if let preferred = open.choices.first(where: { $0.preferred }) {
+                    let reason = open.fields.isEmpty ? "right now" : "with what is filled in"
+                    banner = "\u{201C}\(preferred.title)\u{201D} is not available \(reason)."
+                }
+                return []
             }
             if open.fields[open.focus].multiline {
                 open.fields[open.focus].text.append("\n")

@@ -106,6 +106,26 @@ struct KioskWaysOutTests {
         #expect(!KioskModel.looksLikeMailAddress("a b@example.com"))
     }
 
+    @Test func enterWithTheSignInStillDisabledSaysWhyAndKeepsWhatWasTyped() {
+        let alert = ModalDescription.alert(
+            title: "Sign in", message: nil,
+            textFields: [TextFieldSpec(kind: .email), TextFieldSpec(kind: .password)],
+            actions: [
+                ActionSpec(title: "Cancel", style: .cancel),
+                ActionSpec(title: "Sign In", enabled: false, preferred: true),
+            ])
+        var model = welcomed(alert)
+        for character in "not an address" { _ = model.press(.character(character)) }
+        _ = model.press(.enter)
+        for character in "pw" { _ = model.press(.character(character)) }
+        _ = model.press(.enter)
+        #expect(model.current?.defaultChoice == nil, "no fall-through to Cancel")
+        #expect(model.press(.enter) == [])
+        #expect(model.banner == "\u{201C}Sign In\u{201D} is not available with what is filled in.")
+        #expect(model.current?.fields.map(\.text) == ["not an address", "pw"])
+        #expect(model.current?.answered == false)
+    }
+
     @Test func enterPicksTheFirstEnabledChoiceWithoutAPreferredOneAsTheBrowserDoes() {
         let country = ModalDescription.actionSheet(
             title: "Choose a country", message: nil, source: nil,

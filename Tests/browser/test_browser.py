@@ -73,6 +73,21 @@ def test_enter_with_an_empty_field_is_refused_at_once(host, page):
     assert dialog.is_displayed()
 
 
+def test_enter_with_filled_fields_the_rule_refuses_says_so(host, desktop):
+    page = desktop
+    page.open(host.base)
+    page.tap("signIn")
+    dialog = page.dialog()
+    email, password = dialog.find_elements(By.TAG_NAME, "input")
+    email.send_keys("not an address")
+    password.send_keys("pw")
+    time.sleep(1.2)                          # the host has both and keeps Sign In disabled
+    password.send_keys(Keys.ENTER)
+    page.wait(3).until(lambda d: "“Sign In” is not available with what is filled in" in dialog.text)
+    assert "Fill in the fields first" not in dialog.text
+    assert dialog.is_displayed()
+
+
 def test_escape_picks_cancel_and_focus_returns(host, desktop):
     page = desktop
     page.open(host.base)

@@ -100,7 +100,7 @@ export class DialogUI {
         // Offline, the host cannot check the fields (nor enable the action): say that, not
         // that they are empty.
         else if (this.io.isOnline?.() === false) this.refuse("Offline: the host checks what you typed when the connection is back");
-        else this.refuse("Fill in the fields first");
+        else this.refuse(this.unavailableReason(preferred));
       });
     }
     this.body.append(row);
@@ -116,12 +116,20 @@ export class DialogUI {
     return { row, buttons, update };
   }
 
+  /** Why Enter did not pick the preferred action: a field is empty, or what is filled in
+   *  does not pass the action's rule (a mail address without an @). */
+  unavailableReason(preferred) {
+    const empty = [...this.body.querySelectorAll("input, textarea")].some((node) => !node.value);
+    const title = preferred?.querySelector(".label")?.textContent;
+    return empty || !title ? "Fill in the fields first" : `“${title}” is not available with what is filled in`;
+  }
+
   /** Clicks `button` once the host enables it, or says why not after a second. */
   submitWhenEnabled(button) {
     if (this.pendingSubmit) clearTimeout(this.pendingSubmit.timer);
     const timer = setTimeout(() => {
       this.pendingSubmit = null;
-      if (button.disabled && button.isConnected) this.refuse("Fill in the fields first");
+      if (button.disabled && button.isConnected) this.refuse(this.unavailableReason(button));
     }, 1000);
     this.pendingSubmit = { button, timer };
   }
