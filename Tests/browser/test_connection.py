@@ -54,6 +54,8 @@ def test_a_host_shut_down_and_restarted_says_so_once_and_comes_back_quickly(host
     host.terminate()
     page.wait().until(lambda d: SHUTTING_DOWN in [n.text for n in page.finds("dialog.notice .message")])
     page.wait().until(lambda d: "The host went away" in banner_text(page))
+    assert "start again from the controls" in banner_text(page), "nothing is kept for a host that left"
+    assert not page.control_busy("signIn"), "the cancelled flow's control is not shown busy"
     page.screenshot("host-shutdown-notice")
     time.sleep(3)                            # long enough for the backoff to have grown
     host.start_again()

@@ -51,6 +51,12 @@ client.addEventListener("state", ({ detail }) => {
   document.body.dataset.connection = state;
   if (state === "open") { everOpen = true; clearTimeout(bannerTimer); bannerTimer = null; banner.hidden = true; }
   clearInterval(countdown);
+  // After a 1001 the host has cancelled every flow: nothing is kept for it, and no control
+  // is busy any more (the new session's controls replace them).
+  $(".banner-note").textContent = detail.hostLeft
+    ? "What was open was cancelled; start again from the controls when the host is back."
+    : "Answers you give meanwhile are kept and sent when the connection is back.";
+  if (detail.hostLeft) for (const button of controlsBar.querySelectorAll("button")) setBusy(button, false);
   if (state === "reconnecting") {
     $("#banner-text").textContent = offlineText(detail);
     if (detail.refusal) {
