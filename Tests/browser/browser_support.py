@@ -300,8 +300,9 @@ class RestartableHost(Host):
 
 class CuttableProxy:
     """A TCP proxy in front of a host: `cut()` drops every connection and refuses new ones
-    (as a lost network does), `restore()` lets them through again. Counts the bytes the
-    browser sent."""
+    (as a lost network does), `restore()` lets them through again; `stall()` keeps every
+    connection open but lets nothing through (a network that dies without a word) until
+    `unstall()`. Counts the bytes the browser sent."""
 
     def __init__(self, target_port):
         self.target_port = target_port
@@ -310,7 +311,14 @@ class CuttableProxy:
         self.pairs = []
         self.upstream_bytes = 0
         self.listener = None
+        self.stalled = False
         self.restore()
+
+    def stall(self):
+        self.stalled = True
+
+    def unstall(self):
+        self.stalled = False
 
     @property
     def base(self):
@@ -367,6 +375,8 @@ class CuttableProxy:
                 data = source.recv(65536)
                 if not data:
                     break
+                if self.stalled:
+                    continue                             # swallowed, as by a dead network
                 if upstream:
                     with self.lock:
                         self.upstream_bytes += len(data)

@@ -124,6 +124,31 @@ def test_a_sign_in_given_offline_is_accepted_after_the_resume(host, proxy, deskt
     page.assert_no_bad_message()
 
 
+def test_a_network_that_dies_silently_is_noticed_and_the_answer_still_arrives_once(host, proxy, desktop):
+    """No close, no reset: packets just stop. The page hears nothing after an answer, gives
+    the connection up within its 10 s, says so, and once the network is back the kept answer
+    arrives exactly once."""
+    page = desktop
+    page.open(proxy.base)
+    page.tap("country")
+    dialog = page.dialog()
+    modal_id = page.modal_id(dialog)
+    proxy.stall()
+    stalled = time.time()
+    page.button(dialog, "Brazil").click()
+    page.wait(15).until(lambda d: page.connection_state() == "reconnecting")
+    assert time.time() - stalled < 13, "noticed within the page's 10 s reply timeout"
+    page.wait().until(lambda d: "Reconnecting… attempt" in banner_text(page))
+    page.screenshot("silent-network-noticed")
+    proxy.unstall()
+    page.wait_toast("Country: Brazil", seconds=20)
+    page.no_dialog()
+    time.sleep(1)
+    assert page.toasts().count("Country: Brazil") == 1
+    assert page.connection_state() == "open"
+    page.assert_no_bad_message()
+
+
 def test_an_answer_given_offline_waits_visibly_and_arrives_exactly_once(host, proxy, desktop):
     page = desktop
     page.open(proxy.base)

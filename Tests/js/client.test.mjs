@@ -45,6 +45,32 @@ test("a kept sign-in answer goes after its own fields, so the host has its passw
   await settle();
 });
 
+test("a network that dies without closing is noticed: no reply to an answer, no welcome", async () => {
+  const { client, socket, events } = welcomed({ answerTimeoutMs: 40, welcomeTimeoutMs: 40 });
+  socket.receive(alert("m1", 1));
+  client.result("m1", { action: 0, textFields: [] });
+  assert.equal(client.state, "open");
+  await new Promise((resolve) => setTimeout(resolve, 80));
+  assert.equal(client.state, "reconnecting", "silence after an answer gives the connection up");
+  assert.deepEqual(events.filter(([type]) => type === "answer").at(-1)[1], { id: "m1", sent: true });
+  // The next attempt opens but never gets its welcome: given up too, and tried again.
+  client.retryNow();
+  const hanging = FakeSocket.last;
+  hanging.onopen();
+  await new Promise((resolve) => setTimeout(resolve, 80));
+  assert.notEqual(client.ws, hanging, "the silent attempt is given up");
+  assert.equal(client.state, "reconnecting");
+  // A reply in time keeps the connection: the answer's dismiss.
+  const second = reconnect(client, { session: "s1", resumed: true });
+  assert.deepEqual(second.messages("result").map((m) => m.id), ["m1"], "the kept answer is sent again");
+  second.receive({ type: "dismiss", seq: 2, id: "m1", reason: "resolved" });
+  await new Promise((resolve) => setTimeout(resolve, 80));
+  assert.equal(client.state, "open");
+  assert.equal(FakeSocket.last, second);
+  client.close();
+  await settle();
+});
+
 test("the retry button reconnects at once, and the state names the attempt", () => {
   const { client, socket, events } = welcomed();
   socket.drop();
@@ -116,7 +142,8 @@ test("answers survive a reload (session storage) and the re-sent present shows a
   first.socket.receive(alert("m1", 1));
   first.client.result("m1", { action: 1, textFields: [] });
   // The page reloads before the dismiss: a new client, same storage.
-  const reloaded = new ModalClient({ url: "ws://h/ws", storage, WebSocketImpl: FakeSocket, resyncMs: 30 });
+  const reloaded = new ModalClient({ url: "ws://h/ws", storage, WebSocketImpl: FakeSocket, resyncMs: 30,
+                                     welcomeTimeoutMs: 0, answerTimeoutMs: 0 });
   const presents = [];
   reloaded.addEventListener("present", (event) => presents.push(event.detail));
   reloaded.connect();

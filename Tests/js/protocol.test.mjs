@@ -21,7 +21,7 @@ class FakeSocket {
 function connected(options = {}) {
   const client = new ModalClient({ url: "ws://h/ws", name: "lobby-1", group: "lobby", storage: null, WebSocketImpl: FakeSocket,
     capabilities: ["alert", "actionSheet", "webAuthentication", "mailComposer", "messageComposer", "photoPicker", "mediaPicker", "custom:signature"],
-    resyncMs: 20, ...options });
+    resyncMs: 20, welcomeTimeoutMs: 0, answerTimeoutMs: 0, ...options });   // liveness checks: client.test.mjs
   client.connect();
   const socket = FakeSocket.last;
   socket.onopen();

@@ -73,8 +73,12 @@ const ANSWERS_KEY = "remote-modal.answers";
 export class ModalClient extends EventTarget {
   constructor({ url, name = "browser", kind = "browser", group = null, capabilities = [], token = null,
                 storage = globalThis.sessionStorage ?? null, WebSocketImpl = globalThis.WebSocket,
-                now = () => Date.now(), resyncMs = 2000 } = {}) {
+                now = () => Date.now(), resyncMs = 2000, welcomeTimeoutMs = 10000, answerTimeoutMs = 10000 } = {}) {
+    // welcomeTimeoutMs, answerTimeoutMs: when a connection is given up (no `welcome`; no reply
+    // to an answer); 0 turns the check off.
     super();
+    this.welcomeTimeoutMs = welcomeTimeoutMs;
+    this.answerTimeoutMs = answerTimeoutMs;
     this.url = url;
     this.client = { kind, name };
     if (group) this.client.group = group;
@@ -122,26 +126,66 @@ export class ModalClient extends EventTarget {
       if (this.session) hello.resume = { session: this.session };
       ws.send(JSON.stringify(hello));
     };
-    ws.onmessage = (event) => this.receive(event.data);
-    ws.onclose = (event) => {
-      if (this.ws !== ws) return;
-      this.ws = null;
-      this.disconnected();
-      if (this.stopped) return this.setState("closed");
-      if (event.code === 1008 && event.reason === "unauthorized") return this.setState("unauthorized");
-      // A refusal (1013 "try again later", 1008 policy) is named so the page can say why; it
-      // is retried with the same backoff, never less than a second for a 1013.
-      this.refusal = event.code === 1013 || event.code === 1008
-        ? { code: event.code, reason: event.reason || (event.code === 1013 ? "the host is busy" : "policy") } : null;
-      // 1001: the host said it is going away (shutting down, most often to restart). Until it
-      // is back, attempts come at most 2 s apart, so the page returns within 2 s of it.
-      if (event.code === 1001) this.hostLeft = true;
-      const ceiling = this.hostLeft ? GOING_AWAY_RETRY_MS : undefined;
-      const delay = Math.max(backoffDelay(this.attempt++, undefined, ceiling), this.refusal?.code === 1013 ? 1000 : 0);
-      this.retryAt = this.now() + delay;
-      this.setState("reconnecting");
-      this.retryTimer = setTimeout(() => this.connect(), delay);
-    };
+    ws.onmessage = (event) => { this.heard(); this.receive(event.data); };
+    ws.onclose = (event) => this.lost(ws, event);
+    // A connection that never gets its `welcome` (a network that swallows packets) is given
+    // up and tried again, as the kiosk does.
+    clearTimeout(this.welcomeTimer);
+    if (this.welcomeTimeoutMs > 0) {
+      this.welcomeTimer = setTimeout(() => {
+        if (this.ws === ws && this.state !== "open") this.abandon(ws, "no welcome from the host");
+      }, this.welcomeTimeoutMs);
+    }
+  }
+
+  /** Gives a connection up without waiting for its close (a dead network can take minutes
+   *  to report one) and reconnects as after a drop; a resume re-sends what was kept. */
+  abandon(ws, reason) {
+    ws.onclose = null;
+    ws.onmessage = null;
+    try { ws.close(4000, reason); } catch { /* already closing */ }
+    this.lost(ws, { code: 1006, reason });
+  }
+
+  /** Something came from the host: the connection is alive. */
+  heard() {
+    clearTimeout(this.answerTimer);
+    this.answerTimer = null;
+  }
+
+  /** After an answer is sent the host answers at once (`dismiss`, or an `error`): silence
+   *  means the network died without closing anything, and the page would say "Connected"
+   *  beside a spinner for minutes. */
+  expectReply() {
+    if (this.answerTimer || !(this.answerTimeoutMs > 0)) return;
+    const ws = this.ws;
+    this.answerTimer = setTimeout(() => {
+      this.answerTimer = null;
+      if (this.ws === ws && ws) this.abandon(ws, "no reply from the host");
+    }, this.answerTimeoutMs);
+  }
+
+  /** The connection ended (closed, or given up): reconnect with backoff, or stop. */
+  lost(ws, event) {
+    if (this.ws !== ws) return;
+    clearTimeout(this.welcomeTimer);
+    this.heard();
+    this.ws = null;
+    this.disconnected();
+    if (this.stopped) return this.setState("closed");
+    if (event.code === 1008 && event.reason === "unauthorized") return this.setState("unauthorized");
+    // A refusal (1013 "try again later", 1008 policy) is named so the page can say why; it
+    // is retried with the same backoff, never less than a second for a 1013.
+    this.refusal = event.code === 1013 || event.code === 1008
+      ? { code: event.code, reason: event.reason || (event.code === 1013 ? "the host is busy" : "policy") } : null;
+    // 1001: the host said it is going away (shutting down, most often to restart). Until it
+    // is back, attempts come at most 2 s apart, so the page returns within 2 s of it.
+    if (event.code === 1001) this.hostLeft = true;
+    const ceiling = this.hostLeft ? GOING_AWAY_RETRY_MS : undefined;
+    const delay = Math.max(backoffDelay(this.attempt++, undefined, ceiling), this.refusal?.code === 1013 ? 1000 : 0);
+    this.retryAt = this.now() + delay;
+    this.setState("reconnecting");
+    this.retryTimer = setTimeout(() => this.connect(), delay);
   }
 
   /** Reconnects at once instead of waiting for the backoff ("Retry now"). */
@@ -154,6 +198,8 @@ export class ModalClient extends EventTarget {
   close() {
     this.stopped = true;
     clearTimeout(this.retryTimer);
+    clearTimeout(this.welcomeTimer);
+    this.heard();
     this.ws?.close(1000);
   }
 
@@ -207,6 +253,7 @@ export class ModalClient extends EventTarget {
   }
 
   welcome(message) {
+    clearTimeout(this.welcomeTimer);
     this.attempt = 0;
     const fresh = !message.resumed || message.session !== this.session;
     if (fresh && this.session) {
@@ -332,6 +379,7 @@ export class ModalClient extends EventTarget {
     this.lastAnswered = message.id;
     this.persistAnswers();
     const sent = this.isOpen && this.send(message);
+    if (sent) this.expectReply();
     this.emit("answer", { id: message.id, sent });
   }
 
