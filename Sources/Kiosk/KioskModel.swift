@@ -245,7 +245,7 @@ public struct KioskModel: Sendable {
             if let ended, reason == .shutdown, !ended.answered {
                 // Said in words when the host is back (or now, if the person looks).
                 shutDown.append(Self.title(of: ended.modal))
-                banner = "The host is restarting: \u{201C}\(Self.title(of: ended.modal))\u{201D} was cancelled."
+                banner = "The host is shutting down: \u{201C}\(Self.title(of: ended.modal))\u{201D} was cancelled."
             }
             modals.removeAll { $0.id == id }
             abandoned.remove(id)
@@ -697,10 +697,17 @@ public struct KioskModel: Sendable {
         case .messageComposer(_, let subject, _):
             let fields = open.fields
             let field = { (label: String) in fields.first { $0.label == label }?.text }
-            if index == 1, list(field("To") ?? "").isEmpty {
-                banner = "Add a recipient first."
-                open.focus = 0
-                return []
+            if index == 1 {
+                let recipients = list(field("To") ?? "")
+                // A phone number has digits; an address an @ (a handle some services use).
+                let wrong = recipients.first { text in
+                    !text.contains(where: \.isNumber) && !Self.looksLikeMailAddress(text)
+                }
+                if recipients.isEmpty || wrong != nil {
+                    banner = wrong.map { "Not a phone number or address: \($0)" } ?? "Add a recipient first."
+                    open.focus = 0
+                    return []
+                }
             }
             effects = answer(
                 .message(

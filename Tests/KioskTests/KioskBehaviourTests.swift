@@ -101,6 +101,14 @@ struct KioskWaysOutTests {
         for _ in 0..<5 { _ = empty.press(.tab) }
         #expect(empty.press(.character("3")) == [])
         #expect(empty.banner == "Add a recipient first.")
+        // A message needs a phone number or an address.
+        var message = welcomed(.messageComposer(recipients: ["not a number"], subject: nil, body: "Hi"))
+        for _ in 0..<2 { _ = message.press(.tab) }
+        #expect(message.press(.character("2")) == [])
+        #expect(message.banner == "Not a phone number or address: not a number")
+        var phone = welcomed(.messageComposer(recipients: ["0639981337"], subject: nil, body: "Hi"))
+        for _ in 0..<2 { _ = phone.press(.tab) }
+        #expect(!phone.press(.character("2")).isEmpty)
         #expect(KioskModel.looksLikeMailAddress("ann@example.com"))
         #expect(!KioskModel.looksLikeMailAddress("ann@"))
         #expect(!KioskModel.looksLikeMailAddress("a b@example.com"))

@@ -237,6 +237,26 @@ def test_mail_to_something_that_is_not_an_address_is_not_sent(host, desktop):
     page.assert_no_bad_message()
 
 
+def test_a_message_to_something_that_is_no_number_nor_address_is_not_sent(host, desktop):
+    page = desktop
+    page.open(host.base)
+    page.tap("contact")
+    page.button(page.dialog(), "Message").click()
+    page.wait().until(lambda d: page.finds("dialog.modal-messageComposer[open]"))
+    dialog = page.find("dialog.modal-messageComposer[open]")
+    to = dialog.find_element(By.CSS_SELECTOR, "input[name=recipients]")
+    to.clear()
+    to.send_keys("not a number")
+    page.button(dialog, "Send").click()
+    page.wait().until(lambda d: "Not a phone number or address: not a number" in dialog.text)
+    assert not [m for m in page.sent("result") if m["value"].get("message")], "nothing was sent"
+    to.clear()
+    to.send_keys("+33 6 39 98 13 37")
+    page.button(dialog, "Send").click()
+    page.wait_toast("Message sent")
+    page.assert_no_bad_message()
+
+
 def test_login_through_a_real_openid_provider_window(oidc_host, desktop):
     page = desktop
     page.open(oidc_host.base)
