@@ -67,7 +67,7 @@ let package = Package(
         .target(
             name: "Kiosk", dependencies: ["ModalProtocol", "WebSocket", "Logging", "Locking", "QRCode"],
             swiftSettings: strict),
-        .executableTarget(name: "KioskMain", dependencies: ["Kiosk", "Flags"], swiftSettings: strict),
+        .executableTarget(name: "KioskMain", dependencies: ["Kiosk", "Flags", "ModalProtocol"], swiftSettings: strict),
         .executableTarget(
             name: "ChaosHost", dependencies: ["DemoHost", "RemoteModal", "WebSocket", "Logging"], swiftSettings: strict),
         .executableTarget(

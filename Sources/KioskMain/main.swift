@@ -3,6 +3,7 @@
 import Flags
 import Foundation
 import Kiosk
+import ModalProtocol
 
 let parser = FlagParser(
     [
@@ -28,6 +29,11 @@ do {
     }
     guard let url = flags.positional.first else { fail("give the host's URL, for example ws://127.0.0.1:8080/ws") }
     let script = try flags.string("script").map(KioskScript.load)
+    for (flag, value) in [("name", flags.string("name")), ("group", flags.string("group"))] {
+        if let value, value.utf8.count > ClientDescription.maxNameBytes {
+            fail("--\(flag) is longer than the host takes (\(ClientDescription.maxNameBytes) bytes)")
+        }
+    }
     let app = KioskApp(
         name: flags.string("name") ?? ProcessInfo.processInfo.hostName, group: flags.string("group"), script: script)
     exit(

@@ -7,6 +7,10 @@ public struct ClientDescription: Sendable, Equatable {
     /// The group the client belongs to, if any.
     public var group: String?
 
+    /// The most bytes of UTF-8 a `hello` may give for `name` and for `group` (`bad_message`
+    /// beyond): both are shown to, and sent to, other clients.
+    public static let maxNameBytes = 256
+
     /// Creates a description.
     /// - Parameters:
     ///   - kind: The kind.
@@ -161,7 +165,10 @@ public enum ClientMessage: Sendable, Equatable {
                     protocolVersion: try fields.int("protocol", in: Int(Int32.min)...Int(Int32.max)),
                     client: ClientDescription(
                         kind: try client.optionalString("kind") ?? "unknown",
-                        name: try client.optionalString("name") ?? "", group: try client.optionalString("group")),
+                        // Names and groups are shown to, and sent to, other clients: a
+                        // 60,000-character name was copied into every group member's messages.
+                        name: try client.optionalString("name", maxLength: ClientDescription.maxNameBytes) ?? "",
+                        group: try client.optionalString("group", maxLength: ClientDescription.maxNameBytes)),
                     capabilities: try fields.optionalStrings("capabilities") ?? [],
                     token: try fields.optionalString("token"), resumeSession: try resume?.string("session")))
         case "result":

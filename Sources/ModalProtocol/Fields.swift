@@ -35,6 +35,15 @@ struct Fields {
         return try checkedString(value, key)
     }
 
+    /// An optional string field held to a shorter limit than `maxStringLength`.
+    func optionalString(_ key: String, maxLength: Int) throws(ProtocolError) -> String? {
+        guard let text = try optionalString(key) else { return nil }
+        guard text.utf8.count <= maxLength else {
+            throw ProtocolError(.badMessage, "field '\(name(key))' is too long (at most \(maxLength) bytes)", ref: type)
+        }
+        return text
+    }
+
     private func checkedString(_ value: JSONValue, _ key: String) throws(ProtocolError) -> String {
         guard let text = value.stringValue else { throw .wrongType(name(key), expected: "a string", in: type) }
         guard text.utf8.count <= Self.maxStringLength else {

@@ -54,6 +54,20 @@ struct DecodingTests {
         } throws: { ($0 as? ProtocolError)?.message == "field 'control' is too long" }
     }
 
+    @Test func aClientNameOrGroupOverTheLimitIsRefused() throws {
+        func hello(name: String, group: String = "g") -> String {
+            "{\"type\":\"hello\",\"protocol\":1,\"client\":{\"kind\":\"browser\",\"name\":\"\(name)\",\"group\":\"\(group)\"}}"
+        }
+        let limit = ClientDescription.maxNameBytes
+        _ = try ClientMessage.decode(hello(name: String(repeating: "é", count: limit / 2)))
+        #expect {
+            _ = try ClientMessage.decode(hello(name: String(repeating: "a", count: 60_000)))
+        } throws: { ($0 as? ProtocolError)?.message == "field 'client.name' is too long (at most 256 bytes)" }
+        #expect {
+            _ = try ClientMessage.decode(hello(name: "ann", group: String(repeating: "é", count: limit / 2 + 1)))
+        } throws: { ($0 as? ProtocolError)?.message == "field 'client.group' is too long (at most 256 bytes)" }
+    }
+
     @Test func unknownFieldsAreIgnored() throws {
         let message = try ClientMessage.decode("{\"type\":\"event\",\"control\":\"signIn\",\"future\":{\"x\":[1]}}")
         #expect(message == .event(control: "signIn"))

@@ -12,7 +12,8 @@ if (socket.warning) console.warn(socket.warning);
 
 const client = new ModalClient({
   url: socket.url,
-  name: params.get("name") ?? "browser",
+  // The host takes at most 256 bytes of a name (60 characters stay under it in any script).
+  name: (params.get("name") ?? "browser").slice(0, 60),
   group: params.get("group"),
   token: params.get("token"),
   capabilities: capabilities(),
