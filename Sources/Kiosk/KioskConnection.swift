@@ -387,10 +387,8 @@ public final class KioskConnection: Sendable {
             // A kept alert answer goes with its own text fields first: on the resume the host
             // forgot the typed password and disabled the action its rule guards, and would
             // refuse the answer alone as choosing a disabled action.
-            if case .result(let id, let value) = answer, case .object(let fields) = value,
-                let texts = fields.first(where: { $0.0 == "textFields" })?.1, case .array(let items) = texts
-            {
-                let strings = items.compactMap { if case .string(let text) = $0 { text } else { nil } }
+            if case .result(let id, let value) = answer, let items = value["textFields"]?.arrayValue {
+                let strings = items.compactMap(\.stringValue)
                 if strings.count == items.count { send(.input(id: id, textFields: strings)) }
             }
             send(answer)

@@ -368,6 +368,14 @@ public struct KioskModel: Sendable {
         return any ? nil : ("To", "Add a recipient first.")
     }
 
+    /// What keeps a message from being sent: no recipient, or one that is neither a phone
+    /// number (it has digits) nor an address (a handle some services use).
+    static func messageProblem(_ recipients: [String]) -> String? {
+        guard !recipients.isEmpty else { return "Add a recipient first." }
+        let wrong = recipients.first { !$0.contains(where: \.isNumber) && !looksLikeMailAddress($0) }
+        return wrong.map { "Not a phone number or address: \($0)" }
+    }
+
     /// A mail address as a person would type one: something, one @, a domain; no spaces.
     /// - Parameter text: One entry of a recipients field.
     /// - Returns: Whether a mail to it may be sent.
@@ -697,17 +705,10 @@ public struct KioskModel: Sendable {
         case .messageComposer(_, let subject, _):
             let fields = open.fields
             let field = { (label: String) in fields.first { $0.label == label }?.text }
-            if index == 1 {
-                let recipients = list(field("To") ?? "")
-                // A phone number has digits; an address an @ (a handle some services use).
-                let wrong = recipients.first { text in
-                    !text.contains(where: \.isNumber) && !Self.looksLikeMailAddress(text)
-                }
-                if recipients.isEmpty || wrong != nil {
-                    banner = wrong.map { "Not a phone number or address: \($0)" } ?? "Add a recipient first."
-                    open.focus = 0
-                    return []
-                }
+            if index == 1, let problem = Self.messageProblem(list(field("To") ?? "")) {
+                banner = problem
+                open.focus = 0
+                return []
             }
             effects = answer(
                 .message(

@@ -121,12 +121,13 @@ class Page:
         self.button(sheet, title).click()
         return self.wait().until(lambda d: (lambda found: found if found != sheet else None)(self.dialog()))
 
-    def mail_composer(self):
-        """Contact us, then Mail: the demo's mail composer, open."""
+    def composer(self, choice="Mail"):
+        """Contact us, then Mail or Message: the demo's composer, open."""
+        kind = {"Mail": "mailComposer", "Message": "messageComposer"}[choice]
         self.tap("contact")
-        self.button(self.dialog(), "Mail").click()
-        self.wait().until(lambda d: self.finds("dialog.modal-mailComposer[open]"))
-        return self.find("dialog.modal-mailComposer[open]")
+        self.button(self.dialog(), choice).click()
+        self.wait().until(lambda d: self.finds(f"dialog.modal-{kind}[open]"))
+        return self.find(f"dialog.modal-{kind}[open]")
 
     def no_dialog(self, seconds=10):
         self.wait(seconds).until(lambda d: not self.finds("dialog.modal[open]:not(.notice)"))

@@ -202,7 +202,7 @@ def test_photo_upload_with_progress_from_acknowledgements(host, page, tmp_path):
 def test_mail_composer_edits_and_sends(host, desktop):
     page = desktop
     page.open(host.base)
-    dialog = page.mail_composer()
+    dialog = page.composer("Mail")
     to = dialog.find_element(By.CSS_SELECTOR, "input[name=to]")
     assert to.get_attribute("value") == "support@example.com"
     body = dialog.find_element(By.CSS_SELECTOR, "textarea")
@@ -217,7 +217,7 @@ def test_mail_composer_edits_and_sends(host, desktop):
 def test_mail_to_something_that_is_not_an_address_is_not_sent(host, desktop):
     page = desktop
     page.open(host.base)
-    dialog = page.mail_composer()
+    dialog = page.composer("Mail")
     to = dialog.find_element(By.CSS_SELECTOR, "input[name=to]")
     to.clear()
     to.send_keys("not an address")
@@ -240,10 +240,7 @@ def test_mail_to_something_that_is_not_an_address_is_not_sent(host, desktop):
 def test_a_message_to_something_that_is_no_number_nor_address_is_not_sent(host, desktop):
     page = desktop
     page.open(host.base)
-    page.tap("contact")
-    page.button(page.dialog(), "Message").click()
-    page.wait().until(lambda d: page.finds("dialog.modal-messageComposer[open]"))
-    dialog = page.find("dialog.modal-messageComposer[open]")
+    dialog = page.composer("Message")
     to = dialog.find_element(By.CSS_SELECTOR, "input[name=recipients]")
     to.clear()
     to.send_keys("not a number")

@@ -140,7 +140,7 @@ def test_photo_picker_escape_and_cancel_answer_cancelled(host, page):
 def test_enter_in_the_mail_to_field_does_not_send(host, desktop):
     page = desktop
     page.open(host.base)
-    dialog = page.mail_composer()
+    dialog = page.composer("Mail")
     to = dialog.find_element(By.CSS_SELECTOR, "input[name=to]")
     to.click()
     to.send_keys(", ann@example.com", Keys.ENTER)
