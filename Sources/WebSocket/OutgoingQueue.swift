@@ -65,10 +65,16 @@ final class OutgoingQueue {
     /// `WRITEABLE` without another lookup. Used on the service thread only; the queue is
     /// removed when the connection closes.
     let wsi: OpaquePointer?
+    /// Bytes of this connection's own queued frames (each copy counted: the per-connection
+    /// limit is about what one client holds up).
     private(set) var bytes = 0
     private var items: [OutgoingItem] = []
     private var head = 0
     private(set) var closing = false
+    /// Since when (monotonic nanoseconds) the connection's socket has been full: lws holds
+    /// bytes of ours it could not send. Set and cleared by the service thread; read when
+    /// the host-wide budget must cut someone (a full socket goes first).
+    var blockedSince: UInt64?
 
     init(limit: Int, wsi: OpaquePointer? = nil) {
         self.limit = limit
@@ -77,18 +83,15 @@ final class OutgoingQueue {
 
     var isEmpty: Bool { head >= items.count }
 
-    func append(_ item: OutgoingItem) -> AppendResult {
+    func append(_ item: OutgoingItem, budget: inout OutgoingBudget) -> AppendResult {
         guard !closing else { return .closing }
         switch item {
         case .message(let message):
             if bytes + message.byteCount > limit {
-                items = [.close(.policyViolation, "outgoing queue limit")]
-                head = 0
-                bytes = 0
-                closing = true
-                return .overflow
+                return overflow(reason: "outgoing queue limit", budget: &budget)
             }
             bytes += message.byteCount
+            budget.charge(message)
         case .close:
             closing = true
         }
@@ -96,15 +99,24 @@ final class OutgoingQueue {
         return .queued
     }
 
-    /// Drops the queued frames and queues a 1008 close with `reason` (the host-wide
-    /// outgoing budget is spent, and this connection is the one asking for more).
-    func overflow(reason: String) -> AppendResult {
+    /// Drops the queued frames and queues a 1008 close with `reason` (this connection's
+    /// limit, or the host-wide outgoing budget, is spent).
+    func overflow(reason: String, budget: inout OutgoingBudget) -> AppendResult {
         guard !closing else { return .closing }
+        dropAll(budget: &budget)
         items = [.close(.policyViolation, reason)]
-        head = 0
-        bytes = 0
         closing = true
         return .overflow
+    }
+
+    /// Drops every queued item, releasing its bytes from the budget (the connection closed).
+    func dropAll(budget: inout OutgoingBudget) {
+        for item in items[head...] {
+            if case .message(let message) = item { budget.release(message) }
+        }
+        items.removeAll()
+        head = 0
+        bytes = 0
     }
 
     /// The next item, left in the queue.
@@ -112,7 +124,7 @@ final class OutgoingQueue {
         head < items.count ? items[head] : nil
     }
 
-    func popFirst() -> OutgoingItem? {
+    func popFirst(budget: inout OutgoingBudget) -> OutgoingItem? {
         guard head < items.count else { return nil }
         let item = items[head]
         head += 1
@@ -120,7 +132,10 @@ final class OutgoingQueue {
             items.removeAll(keepingCapacity: items.count <= 64)
             head = 0
         }
-        if case .message(let message) = item { bytes -= message.byteCount }
+        if case .message(let message) = item {
+            bytes -= message.byteCount
+            budget.release(message)
+        }
         return item
     }
 }

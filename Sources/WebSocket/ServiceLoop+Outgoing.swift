@@ -13,7 +13,7 @@ extension ServiceLoop {
     var stats: TransportStats {
         shared.withLock { shared in
             var stats = shared.stats
-            stats.outgoingQueuedBytes = shared.queuedBytes
+            stats.outgoingQueuedBytes = shared.budget.bytes
             return stats
         }
     }
@@ -56,15 +56,13 @@ extension ServiceLoop {
             wasEmpty = queue.isEmpty
             wsi = queue.wsi
             let result: OutgoingQueue.AppendResult
-            let before = queue.bytes
             if case .message(let message) = item,
-                !Self.makeRoom(for: message.byteCount, sender: id, in: &shared, budget: maxOutgoingBytes, cut: &evicted)
+                !Self.makeRoom(for: message, sender: id, in: &shared, budget: maxOutgoingBytes, cut: &evicted)
             {
-                result = queue.overflow(reason: "host outgoing budget")
+                result = queue.overflow(reason: "host outgoing budget", budget: &shared.budget)
             } else {
-                result = queue.append(item)
+                result = queue.append(item, budget: &shared.budget)
             }
-            shared.queuedBytes += queue.bytes - before
             switch result {
             case .queued:
                 if !direct {
@@ -81,7 +79,7 @@ extension ServiceLoop {
             return result
         }
         for other in evicted {
-            logger.warning("connection \(other): holds the most unsent bytes of a full host budget, closing with 1008")
+            logger.warning("connection \(other): cut to make room in a full host outgoing budget, closing with 1008")
         }
         if !evicted.isEmpty { wake() }
         guard let result else { return false }
@@ -97,31 +95,63 @@ extension ServiceLoop {
         return result == .queued
     }
 
-    /// Makes room for `bytes` more in the host-wide outgoing budget: while it would be
-    /// exceeded, the connection holding the most unsent bytes (a client that stopped
-    /// reading, most likely) is cut with 1008 and its frames dropped. Returns false when the
-    /// sender itself holds the most (then it is the one to cut). Cutting whoever asked next
-    /// instead let clients that stop reading get healthy ones disconnected.
+    /// Makes room for `payload` in the host-wide outgoing budget: while it would be
+    /// exceeded, a connection is cut with 1008 and its frames dropped. Returns false when
+    /// the sender itself is the one to cut.
+    ///
+    /// Who is cut: first a connection whose socket is full (lws holds bytes of ours it
+    /// could not send: its client stopped reading), the longest full first; only when no
+    /// socket is full, the connection holding the most unsent bytes. The most bytes alone
+    /// was not enough: when one big message goes to many connections at once, a client
+    /// that reads holds as many at that instant as one that stopped reading long ago (whose
+    /// bytes sit in its socket, not in our queue). Cutting whoever asked next instead let
+    /// clients that stop reading get healthy ones disconnected.
     static func makeRoom(
-        for bytes: Int, sender: ConnectionID, in shared: inout Shared, budget: Int, cut: inout [ConnectionID]
+        for payload: OutgoingPayload, sender: ConnectionID, in shared: inout Shared, budget: Int,
+        cut: inout [ConnectionID]
     ) -> Bool {
-        while shared.queuedBytes + bytes > budget {
+        while shared.budget.bytes + shared.budget.cost(of: payload) > budget {
             // O(connections), only when the budget is full.
-            var largest: (id: ConnectionID, queue: OutgoingQueue)?
-            for (id, queue) in shared.queues where !queue.closing && queue.bytes > (largest?.queue.bytes ?? 0) {
-                largest = (id, queue)
-            }
-            guard let (id, queue) = largest, id != sender, queue.bytes >= (shared.queues[sender]?.bytes ?? 0) else {
+            guard let (id, queue) = cutCandidate(in: shared.queues, sender: sender), id != sender else {
                 return false
             }
-            shared.queuedBytes -= queue.bytes
-            _ = queue.overflow(reason: "host outgoing budget")
+            _ = queue.overflow(reason: "host outgoing budget", budget: &shared.budget)
             shared.wake.append(id)
             shared.slowConsumers.append(id)
             shared.stats.slowConsumers += 1
             cut.append(id)
         }
         return true
+    }
+
+    /// The connection to cut for the budget: the longest-blocked socket, else the most
+    /// bytes; on a tie, not the sender.
+    static func cutCandidate(
+        in queues: [ConnectionID: OutgoingQueue], sender: ConnectionID
+    ) -> (ConnectionID, OutgoingQueue)? {
+        var best: (id: ConnectionID, queue: OutgoingQueue)?
+        for (id, queue) in queues where !queue.closing && queue.bytes > 0 {
+            guard let current = best else {
+                best = (id, queue)
+                continue
+            }
+            if goesFirst((id, queue), before: current, sender: sender) { best = (id, queue) }
+        }
+        return best
+    }
+
+    private static func goesFirst(
+        _ one: (id: ConnectionID, queue: OutgoingQueue), before other: (id: ConnectionID, queue: OutgoingQueue),
+        sender: ConnectionID
+    ) -> Bool {
+        switch (one.queue.blockedSince, other.queue.blockedSince) {
+        case (.some, nil): return true
+        case (nil, .some): return false
+        case (let since?, let otherSince?) where since != otherSince: return since < otherSince
+        default:
+            if one.queue.bytes != other.queue.bytes { return one.queue.bytes > other.queue.bytes }
+            return other.id == sender
+        }
     }
 
     func receive(_ wsi: OpaquePointer, _ input: UnsafeMutableRawPointer?, _ length: Int) -> Int32 {
@@ -172,6 +202,7 @@ extension ServiceLoop {
         if !serviceThreadRxPaused.isEmpty, serviceThreadRxPaused.contains(id), lws_partial_buffered(wsi) == 0 {
             // lws has sent everything it held: read the client again.
             serviceThreadRxPaused.remove(id)
+            shared.withLock { $0.queues[id]?.blockedSince = nil }
             lws_rx_flow_control(wsi, 1)
         }
         switch writeBatch(wsi, id) {
@@ -205,20 +236,19 @@ extension ServiceLoop {
         var frameBytes = 0
         let (close, more): ((CloseCode, String)?, Bool) = shared.withLock { shared in
             guard let queue = shared.queues[id] else { return (nil, false) }
-            let before = queue.bytes
             var close: (CloseCode, String)?
             while let next = queue.peekFirst() {
                 switch next {
                 case .close(let code, let reason):
                     // A close goes alone, after the frames queued before it.
                     if batch.isEmpty {
-                        _ = queue.popFirst()
+                        _ = queue.popFirst(budget: &shared.budget)
                         close = (code, reason)
                     }
                 case .message(let message):
                     let size = WebSocketFrame.headerSize(payload: message.byteCount) + message.byteCount
                     if batch.isEmpty || frameBytes + size <= byteBudget {
-                        _ = queue.popFirst()
+                        _ = queue.popFirst(budget: &shared.budget)
                         batch.append(message)
                         frameBytes += size
                         continue
@@ -226,7 +256,6 @@ extension ServiceLoop {
                 }
                 break
             }
-            shared.queuedBytes -= before - queue.bytes
             // Counted here, in the same lock (a failed write closes the connection anyway).
             shared.stats.messagesSent += batch.count
             if !batch.isEmpty { shared.stats.writes += 1 }
@@ -258,6 +287,8 @@ extension ServiceLoop {
     func holdInputWhileBuffered(_ wsi: OpaquePointer, _ id: ConnectionID) {
         guard case .server = role, lws_partial_buffered(wsi) != 0, !serviceThreadRxPaused.contains(id) else { return }
         serviceThreadRxPaused.insert(id)
+        let now = DispatchTime.now().uptimeNanoseconds
+        shared.withLock { $0.queues[id]?.blockedSince = now }
         lws_rx_flow_control(wsi, 0)
     }
 

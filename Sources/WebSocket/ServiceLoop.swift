@@ -42,7 +42,7 @@ final class ServiceLoop: @unchecked Sendable {
         var forceExit = false
         var stats = TransportStats()
         /// Bytes queued across every connection (bounded by `maxOutgoingBytes`).
-        var queuedBytes = 0
+        var budget = OutgoingBudget()
     }
 
     let role: Role
@@ -374,7 +374,9 @@ final class ServiceLoop: @unchecked Sendable {
             } else {
                 let ids = Array(serviceThreadWSIs.keys)
                 shared.withLock { shared in
-                    for id in ids { _ = shared.queues[id]?.append(.close(.goingAway, "host shutting down")) }
+                    for id in ids {
+                        _ = shared.queues[id]?.append(.close(.goingAway, "host shutting down"), budget: &shared.budget)
+                    }
                 }
                 for id in ids {
                     if let wsi = serviceThreadWSIs[id] { lws_callback_on_writable(wsi) }
@@ -419,8 +421,7 @@ final class ServiceLoop: @unchecked Sendable {
         serviceThreadClosing.remove(id)
         serviceThreadRxPaused.remove(id)
         let stopping = shared.withLock { shared -> Bool in
-            shared.queuedBytes -= shared.queues[id]?.bytes ?? 0
-            shared.queues[id] = nil
+            shared.queues.removeValue(forKey: id)?.dropAll(budget: &shared.budget)
             shared.stats.openConnections -= 1
             return shared.stopping
         }

@@ -369,3 +369,60 @@ def test_a_full_outgoing_budget_cuts_the_clients_that_stopped_reading_not_a_read
         print(f"\nbudget filled in {cycles} attacker cycles; the bystander's big status cut a non-reader")
     finally:
         host.stop()
+
+
+def test_a_big_broadcast_to_a_sessions_stalled_connections_never_cuts_its_reader():
+    # A session's reader and 20 connections of the same session that never read (small
+    # receive buffers: their sockets fill at once). Each sign-in with a 55 KB e-mail sends
+    # the session an `update` and a `status` of 55 KB each, to all 21 connections in the
+    # same turn: 1.1 MB each if every copy counted, past the 1 MiB budget. The reader must
+    # get every status; only connections that stopped reading may be cut (before the fix,
+    # the reader was cut in about half of the runs).
+    budget = 1 << 20
+    host = Host("--max-outgoing-memory", str(budget), "--rate", "100000", "--burst", "100000")
+    try:
+        def gauge(name):
+            with urllib.request.urlopen(f"http://127.0.0.1:{host.port}/metrics") as reply:
+                lines = reply.read().decode().splitlines()
+            return int(float(next(line for line in lines if line.startswith(name + " ")).split()[1]))
+
+        def stalled(session):
+            sock = socket.socket()
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 2048)
+            sock.bind(("127.0.0.39", 0))  # a resume is honoured from the session's own address
+            sock.connect(("127.0.0.1", host.port))
+            sock.sendall(f"GET /ws HTTP/1.1\r\nHost: 127.0.0.1:{host.port}\r\nUpgrade: websocket\r\n"
+                         "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+                         "Sec-WebSocket-Version: 13\r\n\r\n".encode())
+            assert b" 101 " in sock.recv(256)
+            sock.sendall(masked(json.dumps({"type": "hello", "protocol": 1, "client": {"kind": "x", "name": "n"},
+                                            "capabilities": CAPABILITIES, "resume": {"session": session}}).encode()))
+            return sock
+
+        async def scenario():
+            reader = await ProtocolClient.open(host.url, name="reader", source="127.0.0.39")
+            sockets = [stalled(reader.session) for _ in range(20)]
+            await asyncio.sleep(0.5)
+            email = "r" * 55_000 + "@example.com"
+            for round_ in range(12):
+                await reader.tap("signIn")
+                present = await reader.expect("present", timeout=10)
+                await reader.send({"type": "input", "id": present["id"], "textFields": [email, "pw"]})
+                await reader.expect("update", timeout=10)
+                await reader.send({"type": "result", "id": present["id"],
+                                   "value": {"action": 1, "textFields": [email, "pw"]}})
+                status = await reader.expect("status", timeout=10)
+                assert status["text"] == f"Signed in as {email}", round_
+                assert gauge("remote_modal_outgoing_queued_bytes") <= budget
+            assert not [m for m in reader.inbox if m["type"] == "error"]
+            cut = gauge("remote_modal_slow_consumers_total")
+            await sign_in_works(reader)
+            for sock in sockets:
+                sock.close()
+            await reader.close()
+            return cut
+
+        cut = run(scenario())
+        print(f"\n12 big broadcasts to a reader and 20 stalled connections: {cut} stalled ones cut, the reader kept")
+    finally:
+        host.stop()
