@@ -81,16 +81,8 @@ final class SignInCoordinator: SessionCoordinator<Void>, @unchecked Sendable {
                 session.notify("Sign in cancelled", level: .info)
             }
         }
-        .catch { error in
-            guard isWorthReporting(error) else { return .empty() }
-            // Closing the alert without a button (Escape: `failure` `cancelled`) is a cancel too.
-            if case RemoteModalError.cancelled = error {
-                session.notify("Sign in cancelled", level: .info)
-            } else {
-                session.notify("Sign in failed: \(error)", level: .error)
-            }
-            return .empty()
-        }
+        // Closing the alert without a button (Escape: `failure` `cancelled`) is a cancel too.
+        .catch { error in reportFailure(error, "Sign in", to: [session]) }
     }
 }
 
@@ -106,9 +98,9 @@ final class ChooseCountryCoordinator: SessionCoordinator<String?>, @unchecked Se
             ]
         )
         .catch { [session] error in
-            guard isWorthReporting(error) else { return .empty() }
-            session.notify("Choose country failed: \(error)", level: .error)
-            return .empty()
+            // Closing the sheet without a choice (Escape) is the Cancel choice: `Country: none`.
+            if case RemoteModalError.cancelled = error { return .just(nil) }
+            return reportFailure(error, "Choose country", to: [session])
         }
     }
 }
@@ -139,10 +131,11 @@ final class ApprovalCoordinator: SessionCoordinator<Void>, @unchecked Sendable {
         .map { text in
             for member in session.groupSessions { member.notify(text, level: .info) }
         }
+        // Closed without an answer (Escape on one copy ends the request for all): the group
+        // hears it as it hears an answer.
         .catch { error in
-            guard isWorthReporting(error) else { return .empty() }
-            session.notify("Approval failed: \(error)", level: .error)
-            return .empty()
+            let cancelled = (error as? RemoteModalError) == .cancelled
+            return reportFailure(error, "Approval", to: cancelled ? session.groupSessions : [session])
         }
     }
 }
@@ -153,4 +146,23 @@ final class ApprovalCoordinator: SessionCoordinator<Void>, @unchecked Sendable {
 func isWorthReporting(_ error: any Error) -> Bool {
     if case RemoteModalError.hostShutdown = error { return false }
     return true
+}
+
+/// The status a demo flow sends when it fails, then ends the flow: nothing for a host
+/// shutdown; `WHAT cancelled` (info) when the person closed the modal without a button
+/// (Escape: `failure` `cancelled`), which is a change of mind, not an error; `WHAT is not
+/// supported on this client` or `WHAT failed: REASON` (error) otherwise.
+func reportFailure<Element>(
+    _ error: any Error, _ what: String, to sessions: [Session]
+) -> Observable<Element> {
+    guard isWorthReporting(error) else { return .empty() }
+    let text: String
+    let level: StatusLevel
+    switch error {
+    case RemoteModalError.cancelled: (text, level) = ("\(what) cancelled", .info)
+    case RemoteModalError.unsupported: (text, level) = ("\(what) is not supported on this client", .error)
+    default: (text, level) = ("\(what) failed: \(error)", .error)
+    }
+    for session in sessions { session.notify(text, level: level) }
+    return .empty()
 }

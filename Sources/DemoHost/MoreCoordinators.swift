@@ -32,7 +32,7 @@ final class ContactCoordinator: SessionCoordinator<Void>, @unchecked Sendable {
                     session.notify("Mail \(result.status.rawValue)", level: result.status == .sent ? .success : .info)
                 }
                 .asObservable()
-                .catch { error in Self.report(error, "Mail", session) }
+                .catch { error in reportFailure(error, "Mail", to: [session]) }
             case .message:
                 return RemoteModal.messageComposer(presenter: presenter) { message in
                     message.recipients = ["0639981337"]
@@ -43,21 +43,12 @@ final class ContactCoordinator: SessionCoordinator<Void>, @unchecked Sendable {
                         "Message \(result.status.rawValue)", level: result.status == .sent ? .success : .info)
                 }
                 .asObservable()
-                .catch { error in Self.report(error, "Message", session) }
+                .catch { error in reportFailure(error, "Message", to: [session]) }
             }
         }
-        .catch { error in Self.report(error, "Contact", session) }
+        .catch { error in reportFailure(error, "Contact", to: [session]) }
     }
 
-    private static func report(_ error: any Error, _ what: String, _ session: Session) -> Observable<Void> {
-        guard isWorthReporting(error) else { return .empty() }
-        if case RemoteModalError.unsupported = error {
-            session.notify("\(what) is not supported on this client", level: .error)
-        } else {
-            session.notify("\(what) failed: \(error)", level: .error)
-        }
-        return .empty()
-    }
 }
 
 /// `photo`: up to three photos, uploaded and checked, then a summary.
@@ -81,15 +72,7 @@ final class PhotoCoordinator: SessionCoordinator<Void>, @unchecked Sendable {
             session.notify("Received \(files.count) photo(s), \(bytes) bytes", level: .success)
         }
         .asObservable()
-        .catch { error in
-            guard isWorthReporting(error) else { return .empty() }
-            if case RemoteModalError.cancelled = error {
-                session.notify("Photos cancelled", level: .info)
-            } else {
-                session.notify("Photos failed: \(error)", level: .error)
-            }
-            return .empty()
-        }
+        .catch { error in reportFailure(error, "Photos", to: [session]) }
     }
 }
 
@@ -122,14 +105,6 @@ final class LoginCoordinator: SessionCoordinator<Void>, @unchecked Sendable {
                 }
             }
             .asObservable()
-            .catch { error in
-                guard isWorthReporting(error) else { return .empty() }
-                if case RemoteModalError.cancelled = error {
-                    session.notify("Log in cancelled", level: .info)
-                } else {
-                    session.notify("Log in failed: \(error)", level: .error)
-                }
-                return .empty()
-            }
+            .catch { error in reportFailure(error, "Log in", to: [session]) }
     }
 }

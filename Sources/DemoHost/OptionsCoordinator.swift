@@ -58,11 +58,7 @@ final class OptionsCoordinator: SessionCoordinator<Void>, @unchecked Sendable {
             case .fields: return Self.fields(presenter, session)
             }
         }
-        .catch { error in
-            guard isWorthReporting(error) else { return .empty() }
-            session.notify("Options failed: \(error)", level: .error)
-            return .empty()
-        }
+        .catch { error in reportFailure(error, "Options", to: [session]) }
     }
 
     private static func mail(

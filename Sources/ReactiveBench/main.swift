@@ -46,6 +46,26 @@ let flat = measure("Observable.from -> flatMap(Single.just) -> subscribe", event
     subscription.dispose()
 }
 
+let chainEvents = events / 20
+let build = measure(
+    "build + subscribe + dispose: create -> map -> catch -> do -> deferred (5 operators)", events: chainEvents
+) {
+    for value in 0..<chainEvents {
+        let subscription = Observable<Int>.deferred {
+            Observable<Int>.create { observer in
+                observer.onNext(value)
+                observer.onCompleted()
+                return Disposables.create()
+            }
+            .map { $0 &+ 1 }
+            .catch { _ in .just(0) }
+            .do(onNext: { sink.add($0, ordering: .relaxed) })
+        }
+        .subscribe(onNext: { value in sink.add(value, ordering: .relaxed) })
+        subscription.dispose()
+    }
+}
+
 let rawEvents = events
 let raw = measure("floor: plain closure call", events: rawEvents) {
     let body: (Int) -> Void = { value in if (value &+ 1) & 1 == 0 { sink.add(value, ordering: .relaxed) } }
@@ -54,7 +74,7 @@ let raw = measure("floor: plain closure call", events: rawEvents) {
 
 print("| workload | events | events/s | ns/event | allocations/event |")
 print("| --- | ---: | ---: | ---: | ---: |")
-for row in [chain, flat, raw] {
+for row in [chain, flat, build, raw] {
     let perSecond = String(format: "%.1f M", row.perSecond / 1e6)
     let nanos = String(format: "%.1f", row.seconds * 1e9 / Double(row.events))
     let allocs = String(format: "%.2f", row.allocationsPerEvent)

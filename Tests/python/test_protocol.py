@@ -3,6 +3,7 @@
 Run alone with: .venv/bin/python -m pytest -q Tests/python/test_protocol.py
 """
 import asyncio
+import os
 import json
 
 import pytest
@@ -119,6 +120,49 @@ def test_closing_the_sign_in_alert_without_a_button_is_a_cancel(demo_host):
         status = await client.expect("status")
         assert (status["level"], status["text"]) == ("info", "Sign in cancelled")
         await client.close()
+    run(scenario())
+
+
+def test_closing_any_demo_modal_without_a_button_is_a_change_of_mind_not_an_error(demo_host):
+    # Escape on the country sheet is its Cancel choice; on the contact sheet, a composer or
+    # the approval alert it is an info status "WHAT cancelled" (it was error-level
+    # "WHAT failed: cancelled"); the approval's cancel is heard by its whole group.
+    async def escape(client, control):
+        await client.tap(control)
+        present = await client.expect("present")
+        await client.send({"type": "failure", "id": present["id"], "code": "cancelled"})
+        status = await client.expect("status")
+        return status["level"], status["text"]
+
+    async def scenario():
+        client = await ProtocolClient.open(demo_host.url)
+        assert await escape(client, "country") == ("info", "Country: none")
+        assert await escape(client, "contact") == ("info", "Contact cancelled")
+        await client.tap("contact")
+        sheet = await client.expect("present")
+        await client.send({"type": "result", "id": sheet["id"], "value": {"action": 0}})
+        composer = await client.expect("present")
+        assert composer["modal"]["kind"] == "mailComposer"
+        await client.send({"type": "failure", "id": composer["id"], "code": "cancelled"})
+        status = await client.expect("status")
+        assert (status["level"], status["text"]) == ("info", "Mail cancelled")
+        await client.close()
+
+        group = "escape-" + os.urandom(4).hex()
+        asker = await ProtocolClient.open(demo_host.url, name="asker", group=group)
+        member = await ProtocolClient.open(demo_host.url, name="member", group=group)
+        await asker.tap("approve")
+        mine = await asker.expect("present")
+        theirs = await member.expect("present")
+        await member.send({"type": "failure", "id": theirs["id"], "code": "cancelled"})
+        dismiss = await asker.expect("dismiss")  # the first answer wins: the asker's copy goes
+        assert (dismiss["id"], dismiss["reason"]) == (mine["id"], "superseded")
+        for client in (asker, member):
+            status = await client.expect("status")
+            assert (status["level"], status["text"]) == ("info", "Approval cancelled")
+        assert not [m for m in asker.inbox + member.inbox if m["type"] == "error"]
+        await asker.close()
+        await member.close()
     run(scenario())
 
 
