@@ -236,21 +236,8 @@ def test_errors_never_amplify_and_non_readers_share_one_outgoing_budget():
 
         assert run(echo_size()) < 400  # a 60 KB unknown type gets a short error, not 120 KB
 
-        def open_non_reader(index):
-            sock = socket.socket()
-            sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
-            sock.bind((f"127.0.0.{2 + index % 4}", 0))
-            sock.connect(("127.0.0.1", host.port))
-            sock.sendall(f"GET /ws HTTP/1.1\r\nHost: 127.0.0.1:{host.port}\r\nUpgrade: websocket\r\n"
-                         "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
-                         "Sec-WebSocket-Version: 13\r\n\r\n".encode())
-            assert b" 101 " in sock.recv(4096)
-            sock.sendall(masked(json.dumps({"type": "hello", "protocol": 1, "client": {"kind": "x", "name": "n"},
-                                            "capabilities": ["alert"]}).encode()))
-            return sock
-
         start = rss_kib(host.process.pid)
-        sockets = [open_non_reader(i) for i in range(16)]
+        sockets = [non_reader(host.port, f"127.0.0.{2 + i % 4}", 4096, capabilities=["alert"]) for i in range(16)]
         # Each never reads and keeps asking for replies: unknown types (an error each, about
         # 150 bytes), with an accepted message every 20 so "20 errors in a row" never closes it.
         frame = masked(json.dumps({"type": "Y" * 64}).encode())
@@ -295,6 +282,31 @@ def masked(payload):
     return header + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
 
 
+def gauge(host, name):
+    """One of the host's /metrics values."""
+    with urllib.request.urlopen(f"http://127.0.0.1:{host.port}/metrics") as reply:
+        lines = reply.read().decode().splitlines()
+    return int(float(next(line for line in lines if line.startswith(name + " ")).split()[1]))
+
+
+def non_reader(port, source, receive_buffer, capabilities=CAPABILITIES, resume=None):
+    """A raw WebSocket client from `source` that says hello (joining session `resume`, if
+    given) and never reads again, with a small receive buffer so its socket fills soon."""
+    sock = socket.socket()
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, receive_buffer)
+    sock.bind((source, 0))
+    sock.connect(("127.0.0.1", port))
+    sock.sendall(f"GET /ws HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\n"
+                 "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+                 "Sec-WebSocket-Version: 13\r\n\r\n".encode())
+    assert b" 101 " in sock.recv(256)  # the upgrade only: nothing is read after it
+    hello = {"type": "hello", "protocol": 1, "client": {"kind": "x", "name": "n"}, "capabilities": capabilities}
+    if resume:
+        hello["resume"] = {"session": resume}
+    sock.sendall(masked(json.dumps(hello).encode()))
+    return sock
+
+
 def test_a_full_outgoing_budget_cuts_the_clients_that_stopped_reading_not_a_reader():
     # Two attacker sessions each have a driver that runs sign-in cycles and a second
     # connection that never reads: the session's messages pile up for it. The drivers fill
@@ -305,23 +317,6 @@ def test_a_full_outgoing_budget_cuts_the_clients_that_stopped_reading_not_a_read
     budget = 1 << 20
     host = Host("--max-outgoing-memory", str(budget), "--rate", "100000", "--burst", "100000")
     try:
-        def gauge(name):
-            with urllib.request.urlopen(f"http://127.0.0.1:{host.port}/metrics") as reply:
-                lines = reply.read().decode().splitlines()
-            return int(next(line for line in lines if line.startswith(name + " ")).split()[1])
-
-        async def non_reader(session, source):
-            sock = socket.socket()
-            sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 2048)
-            sock.bind((source, 0))
-            sock.connect(("127.0.0.1", host.port))
-            sock.sendall(f"GET /ws HTTP/1.1\r\nHost: 127.0.0.1:{host.port}\r\nUpgrade: websocket\r\n"
-                         "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
-                         "Sec-WebSocket-Version: 13\r\n\r\n".encode())
-            assert b" 101 " in sock.recv(256)  # the upgrade only: nothing is read after it
-            sock.sendall(masked(json.dumps({"type": "hello", "protocol": 1, "client": {"kind": "x", "name": "n"},
-                                            "capabilities": CAPABILITIES, "resume": {"session": session}}).encode()))
-            return sock
 
         async def cycle(client, email=None):
             await client.tap("signIn")
@@ -341,21 +336,21 @@ def test_a_full_outgoing_budget_cuts_the_clients_that_stopped_reading_not_a_read
                 source = f"127.0.0.{20 + index}"
                 driver = await ProtocolClient.open(host.url, name=f"driver{index}", source=source)
                 drivers.append(driver)
-                sockets.append(await non_reader(driver.session, source))
+                sockets.append(non_reader(host.port, source, 2048, resume=driver.session))
             bystander = await ProtocolClient.open(host.url, name="bystander")
             await asyncio.sleep(0.3)
             # Fill: one driver cycle at a time (a few KB each) until the budget is nearly full.
             cycles = 0
-            while gauge("remote_modal_outgoing_queued_bytes") < budget - 16 * 1024:
+            while gauge(host, "remote_modal_outgoing_queued_bytes") < budget - 16 * 1024:
                 await cycle(drivers[cycles % 2])
                 cycles += 1
                 assert cycles < 5000, "the budget never filled"
-            assert gauge("remote_modal_slow_consumers_total") == 0
+            assert gauge(host, "remote_modal_slow_consumers_total") == 0
             email = "b" * 30_000 + "@example.com"
             status = await cycle(bystander, email)
             assert status["text"] == f"Signed in as {email}"
-            assert gauge("remote_modal_slow_consumers_total") == 1
-            assert gauge("remote_modal_outgoing_queued_bytes") < budget
+            assert gauge(host, "remote_modal_slow_consumers_total") == 1
+            assert gauge(host, "remote_modal_outgoing_queued_bytes") < budget
             await sign_in_works(bystander)
             assert not [m for m in bystander.inbox if m["type"] == "error"]
             for sock in sockets:
@@ -381,27 +376,11 @@ def test_a_big_broadcast_to_a_sessions_stalled_connections_never_cuts_its_reader
     budget = 1 << 20
     host = Host("--max-outgoing-memory", str(budget), "--rate", "100000", "--burst", "100000")
     try:
-        def gauge(name):
-            with urllib.request.urlopen(f"http://127.0.0.1:{host.port}/metrics") as reply:
-                lines = reply.read().decode().splitlines()
-            return int(float(next(line for line in lines if line.startswith(name + " ")).split()[1]))
-
-        def stalled(session):
-            sock = socket.socket()
-            sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 2048)
-            sock.bind(("127.0.0.39", 0))  # a resume is honoured from the session's own address
-            sock.connect(("127.0.0.1", host.port))
-            sock.sendall(f"GET /ws HTTP/1.1\r\nHost: 127.0.0.1:{host.port}\r\nUpgrade: websocket\r\n"
-                         "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
-                         "Sec-WebSocket-Version: 13\r\n\r\n".encode())
-            assert b" 101 " in sock.recv(256)
-            sock.sendall(masked(json.dumps({"type": "hello", "protocol": 1, "client": {"kind": "x", "name": "n"},
-                                            "capabilities": CAPABILITIES, "resume": {"session": session}}).encode()))
-            return sock
 
         async def scenario():
             reader = await ProtocolClient.open(host.url, name="reader", source="127.0.0.39")
-            sockets = [stalled(reader.session) for _ in range(20)]
+            # A resume is honoured from the session's own address.
+            sockets = [non_reader(host.port, "127.0.0.39", 2048, resume=reader.session) for _ in range(20)]
             await asyncio.sleep(0.5)
             email = "r" * 55_000 + "@example.com"
             for round_ in range(12):
@@ -413,9 +392,9 @@ def test_a_big_broadcast_to_a_sessions_stalled_connections_never_cuts_its_reader
                                    "value": {"action": 1, "textFields": [email, "pw"]}})
                 status = await reader.expect("status", timeout=10)
                 assert status["text"] == f"Signed in as {email}", round_
-                assert gauge("remote_modal_outgoing_queued_bytes") <= budget
+                assert gauge(host, "remote_modal_outgoing_queued_bytes") <= budget
             assert not [m for m in reader.inbox if m["type"] == "error"]
-            cut = gauge("remote_modal_slow_consumers_total")
+            cut = gauge(host, "remote_modal_slow_consumers_total")
             await sign_in_works(reader)
             for sock in sockets:
                 sock.close()
