@@ -65,6 +65,9 @@ public struct KioskModel: Sendable {
         public var multiline = false
         /// What the field is for, shown beside the label ("digits", "one-time code").
         public var hint: String?
+        /// What is wrong with its text ("Not a mail address: bob", a file that cannot be
+        /// read), shown under it; cleared when its text changes, re-evaluated on Send.
+        public var error: String?
     }
 
     /// One choice of the open modal.
@@ -99,7 +102,8 @@ public struct KioskModel: Sendable {
         public var uploadWindow = 8
         /// The picker's upload, once the files were read.
         public var upload: KioskUpload?
-        /// Why the upload stopped (the host refused a chunk, a file could not be read).
+        /// Why the upload stopped: the host refused a chunk (a file that could not be read
+        /// or is over the limits is an `error` of the Files field).
         public var uploadError: String?
         /// Whether the files are being read (between Send and the first chunk).
         public var reading = false
@@ -135,6 +139,15 @@ public struct KioskModel: Sendable {
                 return choices[cancel].enabled ? nil : "Cancel is not available right now."
             default:
                 return nil
+            }
+        }
+
+        /// Whether Escape only asks before cancelling: a composer someone wrote in (its texts
+        /// differ from those presented) whose last key was not an Escape that asked already.
+        public var escapeAsksFirst: Bool {
+            switch modal {
+            case .mailComposer, .messageComposer: !discardArmed && fields.map(\.text) != initialTexts
+            default: false
             }
         }
 
@@ -324,8 +337,9 @@ public struct KioskModel: Sendable {
         return pump(index)
     }
 
-    /// Reports files that could not be read or are over the picker's limits; the person
-    /// can change the paths and try again.
+    /// Reports files that could not be read or are over the picker's limits: said under
+    /// the Files field, which gets the focus, so the person can change the paths and try
+    /// again (changing them clears it).
     /// - Parameters:
     ///   - id: The picker.
     ///   - error: Why.
@@ -333,8 +347,14 @@ public struct KioskModel: Sendable {
         guard let index = modals.firstIndex(where: { $0.id == id }) else { return }
         modals[index].reading = false
         modals[index].upload = nil
-        modals[index].uploadError = error
         modals[index].answered = false
+        if modals[index].fields.isEmpty {
+            modals[index].uploadError = error
+        } else {
+            modals[index].uploadError = nil
+            modals[index].fields[0].error = error
+            modals[index].focus = 0
+        }
     }
 
     private mutating func pump(_ index: Int) -> [KioskEffect] {
@@ -560,7 +580,12 @@ public struct KioskModel: Sendable {
             switch key {
             case .character("1"): return leave(open)
             case .character("3"):
-                // Back to the paths: the host refused these files (a type it does not accept).
+                // Back to the paths: the host refused these files (a type it does not accept);
+                // its words stay under them until they change.
+                if !open.fields.isEmpty {
+                    open.fields[0].error = open.uploadError
+                    open.uploadError = nil
+                }
                 open.upload = nil
                 open.answered = false
                 open.focus = 0
@@ -585,8 +610,11 @@ public struct KioskModel: Sendable {
                 return []
             }
             // As in the browser: what was written in a composer is not thrown away by one key.
-            if case .mailComposer = open.modal, asksBeforeDiscarding(&open) { return [] }
-            if case .messageComposer = open.modal, asksBeforeDiscarding(&open) { return [] }
+            if open.escapeAsksFirst {
+                open.discardArmed = true
+                banner = "Press Escape again to discard what you wrote."
+                return []
+            }
             if let cancel = open.choices.firstIndex(where: { $0.style == .cancel && $0.enabled }) {
                 return pick(&open, cancel)
             }
@@ -605,19 +633,19 @@ public struct KioskModel: Sendable {
                 return []
             }
             if open.fields[open.focus].multiline {
-                open.fields[open.focus].text.append("\n")
+                edit(&open.fields[open.focus]) { $0.append("\n") }
                 return inputEffect(open)
             }
             open.focus += 1
         case .backspace:
-            if !onChoices, !open.fields[open.focus].text.isEmpty { open.fields[open.focus].text.removeLast() }
+            if !onChoices, !open.fields[open.focus].text.isEmpty { edit(&open.fields[open.focus]) { $0.removeLast() } }
             return inputEffect(open)
         case .character(let character):
             if onChoices {
                 guard let number = character.wholeNumberValue else { return [] }
                 return pick(&open, number - 1)
             }
-            open.fields[open.focus].text.append(character)
+            edit(&open.fields[open.focus]) { $0.append(character) }
             return inputEffect(open)
         case .interrupt:
             return [.quit]
@@ -625,13 +653,19 @@ public struct KioskModel: Sendable {
         return []
     }
 
-    /// Whether this Escape only asks (text was written and the last key was not an Escape
-    /// that asked already); arms the next Escape to cancel.
-    private mutating func asksBeforeDiscarding(_ open: inout OpenModal) -> Bool {
-        guard !open.discardArmed, open.fields.map({ $0.text }) != open.initialTexts else { return false }
-        open.discardArmed = true
-        banner = "Press Escape again to discard what you wrote."
-        return true
+    /// Changes a field's text; what was said about the old text goes (a file too large is
+    /// not a reason to refuse another one).
+    private func edit(_ field: inout Field, _ change: (inout String) -> Void) {
+        change(&field.text)
+        field.error = nil
+    }
+
+    /// Says what is wrong under the field it concerns and gives that field the focus (the
+    /// other fields' earlier errors go: Send checked them again).
+    private func refuse(_ open: inout OpenModal, field: Int, _ message: String) {
+        for index in open.fields.indices { open.fields[index].error = nil }
+        open.fields[field].error = message
+        open.focus = field
     }
 
     /// Cancels the modal on screen with `failure` `cancelled` and takes it off the screen.
@@ -678,9 +712,8 @@ public struct KioskModel: Sendable {
             let fields = open.fields
             let field = { (label: String) in fields.first { $0.label == label }?.text }
             if status == .sent, let problem = Self.mailProblem(fields, list) {
-                // Not sent (and never reported as sent): say which field to fix, and go there.
-                banner = problem.message
-                if let at = fields.firstIndex(where: { $0.label == problem.label }) { open.focus = at }
+                // Not sent (and never reported as sent): say under the field what to fix, and go there.
+                refuse(&open, field: fields.firstIndex { $0.label == problem.label } ?? 0, problem.message)
                 return []
             }
             // An HTML body the person did not change goes back as the host wrote it; one they
@@ -706,8 +739,7 @@ public struct KioskModel: Sendable {
             let fields = open.fields
             let field = { (label: String) in fields.first { $0.label == label }?.text }
             if index == 1, let problem = Self.messageProblem(list(field("To") ?? "")) {
-                banner = problem
-                open.focus = 0
+                refuse(&open, field: 0, problem)
                 return []
             }
             effects = answer(
@@ -724,7 +756,9 @@ public struct KioskModel: Sendable {
                 // `failure` `cancelled` lets the host drop whatever it holds of the files at once.
                 effects = [.send(.failure(id: open.id, code: .cancelled, message: nil))]
             } else {
+                // Read again: what was said about the paths is said again if still true.
                 open.uploadError = nil
+                for field in open.fields.indices { open.fields[field].error = nil }
                 open.reading = true
                 return [.upload(id: open.id, paths: list(texts[0]))]
             }

@@ -270,6 +270,8 @@ public enum KioskScreen {
                         (text + cursor, .plain),
                     ]))
             }
+            // Right under the field it concerns (the top line is for what concerns the kiosk).
+            if let error = field.error { rows.append(Row("    ^ " + error, .error)) }
         }
         if let error = open.uploadError { rows.append(Row(error, .error)) }
         if let upload = open.upload {
@@ -280,7 +282,7 @@ public enum KioskScreen {
         let refused = open.uploadError != nil && open.upload != nil
         if refused {
             rows.append(Row("  [1] Cancel"))
-            rows.append(Row(spans: [("  [2] Try again", .preferred), ("  <- Enter", .bold)]))
+            rows.append(Row(spans: [("  [2] Try again", .preferred), (enterMarker, .bold)]))
             rows.append(Row("  [3] Choose other files"))
         } else if !busy {
             for (index, choice) in open.choices.enumerated() {
@@ -289,8 +291,10 @@ public enum KioskScreen {
                 if !choice.enabled {
                     spans.append(("[\(index + 1)] \(choice.title) (disabled)", .dim))
                 } else if choice.preferred || isDefault {
+                    // Stands out from the start; the marker only where Enter picks it (in a
+                    // field Enter moves on).
                     spans.append(("[\(index + 1)] \(choice.title)", .preferred))
-                    spans.append((isDefault ? "  <- Enter" : "  (default)", .bold))
+                    if isDefault { spans.append((enterMarker, .bold)) }
                 } else {
                     spans.append(("[\(index + 1)] \(choice.title)", choice.style == .destructive ? .error : .plain))
                 }
@@ -330,6 +334,9 @@ public enum KioskScreen {
         return rows
     }
 
+    /// The one mark of the choice Enter picks, shown only while Enter picks it.
+    static let enterMarker = "  <- Enter"
+
     /// What the keys do for the modal on screen; only what is true.
     static func hint(_ open: KioskModel.OpenModal, refused: Bool) -> String {
         if refused { return "1 or Esc cancels; 2 or Enter tries again; 3 chooses other files." }
@@ -347,7 +354,16 @@ public enum KioskScreen {
             }
             if !open.fields.isEmpty { parts.append("Up: fields") }
         }
-        if open.escapeRefusal == nil { parts.append("Esc cancels") }
+        if open.escapeRefusal == nil {
+            // A composer someone wrote in asks first (`KioskModel.press`).
+            if open.escapeAsksFirst {
+                parts.append("Esc twice: discard and cancel")
+            } else if open.discardArmed {
+                parts.append("Esc again: discard and cancel")
+            } else {
+                parts.append("Esc cancels")
+            }
+        }
         return parts.joined(separator: ". ") + "."
     }
 

@@ -90,7 +90,7 @@ struct KioskWaysOutTests {
         var model = welcomed(mail)
         for _ in 0..<5 { _ = model.press(.tab) }
         #expect(model.press(.character("3")) == [], "Send refused")
-        #expect(model.banner == "Not a mail address: not an address")
+        #expect(model.current?.fields[0].error == "Not a mail address: not an address")
         #expect(model.current?.focus == 0, "back in the To field")
         #expect(model.current?.answered == false)
         // Saving a draft needs no address.
@@ -100,12 +100,12 @@ struct KioskWaysOutTests {
         var empty = welcomed(.mailComposer(to: [], cc: [], bcc: [], subject: "", body: "", isHTML: false))
         for _ in 0..<5 { _ = empty.press(.tab) }
         #expect(empty.press(.character("3")) == [])
-        #expect(empty.banner == "Add a recipient first.")
+        #expect(empty.current?.fields[0].error == "Add a recipient first.")
         // A message needs a phone number or an address.
         var message = welcomed(.messageComposer(recipients: ["not a number"], subject: nil, body: "Hi"))
         for _ in 0..<2 { _ = message.press(.tab) }
         #expect(message.press(.character("2")) == [])
-        #expect(message.banner == "Not a phone number or address: not a number")
+        #expect(message.current?.fields[0].error == "Not a phone number or address: not a number")
         var phone = welcomed(.messageComposer(recipients: ["0639981337"], subject: nil, body: "Hi"))
         for _ in 0..<2 { _ = phone.press(.tab) }
         #expect(!phone.press(.character("2")).isEmpty)
@@ -425,5 +425,158 @@ struct KioskLookTests {
         }
         #expect(throws: QRCode.Failure.unencodable) { try QRCode("") }
         #expect(throws: QRCode.Failure.self) { try QRCode(String(repeating: "x", count: 5_000)) }
+    }
+}
+
+@Suite("Kiosk: the hint, the Enter marker and errors say what is true, where it concerns")
+struct KioskTruthfulScreenTests {
+    private func screen(_ model: KioskModel) -> [String] { KioskScreen.lines(model, width: 80, height: 24) }
+
+    private func hint(_ model: KioskModel) -> String { screen(model).last { $0.contains("Esc") } ?? "" }
+
+    private func type(_ text: String, into model: inout KioskModel) {
+        for character in text { _ = model.press(.character(character)) }
+    }
+
+    private func cancels(_ effects: [KioskEffect]) -> Bool {
+        effects.contains { if case .send = $0 { true } else { false } }
+    }
+
+    @Test func theEscapeHintOfAComposerSaysWhenItAsksFirst() {
+        let composers: [ModalDescription] = [
+            .mailComposer(to: ["ann@example.com"], cc: [], bcc: [], subject: "Hi", body: "", isHTML: false),
+            .messageComposer(recipients: ["0639981337"], subject: nil, body: "Hi"),
+        ]
+        for composer in composers {
+            var model = welcomed(composer)
+            // After each key, what the hint says Esc does is what Esc does.
+            let keys: [Key] = [.character("x"), .escape, .character("y"), .backspace, .backspace, .tab]
+            for key in [nil] + keys {
+                if let key { _ = model.press(key) }
+                let said = hint(model)
+                var once = model
+                if said.contains("Esc cancels.") {
+                    #expect(cancels(once.press(.escape)), "\(composer.kind) after \(String(describing: key)): \(said)")
+                } else if said.contains("Esc again: discard and cancel.") {
+                    #expect(cancels(once.press(.escape)), "\(composer.kind) after \(String(describing: key))")
+                } else if said.contains("Esc twice: discard and cancel.") {
+                    #expect(once.press(.escape) == [], "\(composer.kind) after \(String(describing: key))")
+                    #expect(once.banner == "Press Escape again to discard what you wrote.")
+                    #expect(cancels(once.press(.escape)))
+                } else {
+                    Issue.record("\(composer.kind) after \(String(describing: key)): no Esc in the hint: \(said)")
+                }
+            }
+            // Written in, the hint does not promise that one Esc cancels.
+            var written = welcomed(composer)
+            _ = written.press(.character("x"))
+            #expect(!hint(written).contains("Esc cancels"), "\(composer.kind): \(hint(written))")
+            #expect(hint(written).contains("Esc twice: discard and cancel."))
+            #expect(hint(welcomed(composer)).contains("Esc cancels."), "untouched: one Esc cancels")
+        }
+    }
+
+    @Test func oneMarkerForTheChoiceEnterPicksAndOnlyWhileItDoes() {
+        let kinds: [ModalDescription] = [
+            signIn, photos,
+            .alert(
+                title: "Delete?", message: nil, textFields: [],
+                actions: [ActionSpec(title: "Keep", preferred: true), ActionSpec(title: "Cancel", style: .cancel)]),
+            .actionSheet(
+                title: "Pick", message: nil, source: nil,
+                actions: [ActionSpec(title: "A"), ActionSpec(title: "None", style: .cancel)]),
+            .mailComposer(to: ["ann@example.com"], cc: [], bcc: [], subject: "", body: "", isHTML: false),
+            .messageComposer(recipients: ["0639981337"], subject: nil, body: ""),
+            .mediaPicker(types: ["audio"], allowsMultiple: false, maxBytes: 1_000),
+        ]
+        for kind in kinds {
+            var model = welcomed(kind)
+            model.receive(.update(seq: 3, id: "m1", actions: [true, true, true]))
+            for _ in 0...(model.current?.fields.count ?? 0) {
+                let open = model.current!
+                let lines = screen(model)
+                #expect(!lines.contains { $0.contains("(default)") }, "\(kind.kind): \(lines.joined(separator: "\n"))")
+                let marked = lines.filter { $0.contains("<- Enter") }
+                if open.focus >= open.fields.count, let choice = open.defaultChoice {
+                    #expect(marked == ["  [\(choice + 1)] \(open.choices[choice].title)  <- Enter"], "\(kind.kind)")
+                } else {
+                    #expect(marked.isEmpty, "\(kind.kind) in a field: Enter moves on")
+                }
+                _ = model.press(.tab)
+            }
+        }
+        // The refused upload's Try again wears the same marker.
+        var model = welcomed(photos)
+        type("/tmp/a.jpg", into: &model)
+        _ = model.press(.tab)
+        _ = model.press(.enter)
+        _ = model.startUpload(id: "m1", files: [file])
+        model.receive(.error(seq: 3, ProtocolError(.uploadInvalid, "no", ref: "upload")))
+        #expect(screen(model).filter { $0.contains("<- Enter") } == ["  [2] Try again  <- Enter"])
+    }
+
+    @Test func aPickersSizeErrorGoesWhenThePathChanges() {
+        var model = welcomed(photos)
+        type("/tmp/big.jpg", into: &model)
+        _ = model.press(.tab)
+        #expect(model.press(.enter) == [.upload(id: "m1", paths: ["/tmp/big.jpg"])])
+        let tooLarge = "At most 2 file(s) and 10.5 MB; these are 1 file(s), 20.0 MB."
+        model.uploadFailed(id: "m1", error: tooLarge)
+        #expect(screen(model).contains { $0.contains(tooLarge) })
+        // Back to the path (Up is harmless if the focus is there already), another file.
+        _ = model.press(.up)
+        for _ in "big.jpg" { _ = model.press(.backspace) }
+        #expect(!screen(model).contains { $0.contains("At most") }, "said about a path no longer there")
+        type("small.jpg", into: &model)
+        #expect(!screen(model).contains { $0.contains("At most") })
+        _ = model.press(.tab)
+        #expect(model.press(.enter) == [.upload(id: "m1", paths: ["/tmp/small.jpg"])])
+    }
+
+    @Test func aFieldsErrorIsShownUnderItWithTheFocusThereAndGoesWhenItChanges() throws {
+        // A mail: the wrong Cc is said under Cc, not on the top line.
+        var mail = welcomed(
+            .mailComposer(to: ["ann@example.com"], cc: ["bob"], bcc: [], subject: "Hi", body: "", isHTML: false))
+        for _ in 0..<5 { _ = mail.press(.tab) }
+        #expect(mail.press(.character("3")) == [])
+        var lines = screen(mail)
+        let cc = try #require(lines.firstIndex { $0.hasPrefix("> Cc: bob") }, "focus on Cc")
+        #expect(lines[cc + 1] == "    ^ Not a mail address: bob")
+        #expect(lines.filter { $0.contains("Not a mail address") }.count == 1, "said once")
+        #expect(mail.banner == nil)
+        #expect(lines[2] == "== New mail ==", "nothing above the title")
+        // Another field's edit leaves it; its own edit clears it.
+        _ = mail.press(.up)
+        type(", cy@example.com", into: &mail)
+        #expect(screen(mail).contains("    ^ Not a mail address: bob"))
+        _ = mail.press(.tab)
+        _ = mail.press(.backspace)
+        lines = screen(mail)
+        #expect(!lines.contains { $0.contains("Not a mail address") })
+        #expect(lines.contains("> Cc: bo_"))
+
+        // A message: under To.
+        var message = welcomed(.messageComposer(recipients: ["not a number"], subject: nil, body: "Hi"))
+        for _ in 0..<2 { _ = message.press(.tab) }
+        #expect(message.press(.character("2")) == [])
+        lines = screen(message)
+        let to = try #require(lines.firstIndex { $0.hasPrefix("> To: not a number") })
+        #expect(lines[to + 1] == "    ^ Not a phone number or address: not a number")
+        #expect(message.banner == nil)
+
+        // A picker: a path that cannot be read is said under Files, which gets the focus back.
+        var picker = welcomed(photos)
+        type("/nope.jpg", into: &picker)
+        _ = picker.press(.tab)
+        _ = picker.press(.enter)
+        picker.uploadFailed(id: "m1", error: "Cannot read /nope.jpg")
+        lines = screen(picker)
+        let files = try #require(lines.firstIndex { $0.hasPrefix("> Files: /nope.jpg_") }, "focus on Files")
+        #expect(lines[files + 1] == "    ^ Cannot read /nope.jpg")
+        #expect(picker.current?.focus == 0)
+
+        // What is not about a field stays where it was: a host error in the notices.
+        picker.receive(.error(seq: 5, ProtocolError(.rateLimited, "slow down")))
+        #expect(screen(picker).contains("  ERROR: host: slow down"))
     }
 }

@@ -167,3 +167,57 @@ def test_resize_redraws(kiosk):
     lines = kiosk.screen().splitlines()
     assert any("[1] Sign in" in line for line in lines)
     assert all(len(line) <= 40 for line in lines)
+
+
+def test_a_field_error_is_shown_under_its_field_and_goes_when_it_is_edited(kiosk):
+    kiosk.wait_for("[2] Contact us")
+    kiosk.keys("2")
+    kiosk.wait_for("== Contact us ==")
+    kiosk.keys("1")
+    kiosk.wait_for("== New mail ==")
+    kiosk.keys(", bob")
+    kiosk.wait_for("To: support@example.com, bob")
+    for _ in range(5):
+        kiosk.keys("Tab")
+    kiosk.keys("3")
+    kiosk.wait_for("^ Not a mail address: bob")
+    lines = kiosk.screen().splitlines()
+    # Under the field, which has the focus again; nothing above the title.
+    at = next(i for i, line in enumerate(lines) if line.startswith("> To: support@example.com, bob"))
+    assert lines[at + 1] == "    ^ Not a mail address: bob", "\n".join(lines)
+    assert lines[2] == "== New mail ==", "\n".join(lines)
+    assert sum("Not a mail address" in line for line in lines) == 1
+    kiosk.keys("BSpace")
+    deadline = time.time() + 5
+    while "Not a mail address" in kiosk.screen() and time.time() < deadline:
+        time.sleep(0.1)
+    assert "Not a mail address" not in kiosk.screen(), kiosk.screen()
+    for _ in range(4):
+        kiosk.keys("BSpace")
+    for _ in range(5):
+        kiosk.keys("Tab")
+    kiosk.keys("3")
+    kiosk.wait_for("Mail sent")
+
+
+def test_a_pickers_size_error_goes_when_the_path_changes(kiosk, tmp_path):
+    big = tmp_path / "big.png"
+    big.write_bytes(b"\0" * (11 * 1024 * 1024))
+    (tmp_path / "tiny.png").write_bytes(b"\x89PNG tiny")
+    kiosk.wait_for("[4] Send photos")
+    kiosk.keys("4")
+    kiosk.wait_for("== Choose photos ==")
+    kiosk.keys(str(big), "Enter")
+    kiosk.keys("2")
+    kiosk.wait_for("At most")
+    lines = kiosk.screen().splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith(f"> Files: {big}"))
+    assert lines[at + 1].startswith("    ^ At most"), "\n".join(lines)
+    # The focus is on the path: edit it to another file; what was said about the big one goes.
+    for _ in "big.png":
+        kiosk.keys("BSpace")
+    kiosk.keys("tiny.png")
+    kiosk.wait_for(f"> Files: {tmp_path / 'tiny.png'}")
+    assert "At most" not in kiosk.screen(), kiosk.screen()
+    kiosk.keys("Enter", "2")
+    kiosk.wait_for("Received 1 photo(s)")
