@@ -95,6 +95,9 @@ public struct HostOptions: Sendable {
             FlagSpec(
                 "max-outgoing-memory", value: "BYTES",
                 help: "bytes waiting to be sent across all connections (default 268435456: 256 MiB)"),
+            FlagSpec(
+                "socket-send-buffer", value: "BYTES",
+                help: "kernel send buffer of each connection; 0: the kernel's, growing to megabytes (default 262144)"),
             FlagSpec("metrics-token", value: "TOKEN", help: "bearer token /metrics requires (default: none needed)"),
             FlagSpec("echo", help: "echo every message back (conformance suites and benchmarks)"),
             FlagSpec("demo-options", help: "add an 'options' control showing the optional modal fields (tests)"),
@@ -144,6 +147,8 @@ public struct HostOptions: Sendable {
         options.host.maxRetainedSessions = try flags.int("max-retained-sessions", in: 0...10_000_000) ?? 2_000
         options.server.maxOutgoingBytes =
             try flags.int("max-outgoing-memory", in: 1_048_576...(1 << 40)) ?? 256 * 1_048_576
+        options.server.socketSendBufferBytes =
+            try flags.int("socket-send-buffer", in: 0...(1 << 30)) ?? 256 * 1_024
         options.host.uploadWindow = try flags.int("upload-window", in: 1...1_024) ?? 8
         options.host.uploadBytesPerSecond = try flags.int("upload-rate", in: 1_024...Int(Int32.max)) ?? 32 * 1_048_576
         options.host.maxUploadMemoryBytes = try flags.int("max-upload-memory", in: 0...(1 << 40)) ?? 64 * 1_048_576

@@ -35,6 +35,12 @@ struct OutgoingBudget {
         holders[key] = count + 1
     }
 
+    /// Adds (or, negative, removes) bytes that no queue shares: what lws keeps of a write
+    /// its socket did not take.
+    mutating func chargeUnshared(_ delta: Int) {
+        bytes += delta
+    }
+
     /// Counts one queued item holding `payload` as gone (written or dropped).
     mutating func release(_ payload: OutgoingPayload) {
         guard let key = Self.sharedKey(payload) else {

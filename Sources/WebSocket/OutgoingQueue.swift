@@ -74,7 +74,31 @@ final class OutgoingQueue {
     /// Since when (monotonic nanoseconds) the connection's socket has been full: lws holds
     /// bytes of ours it could not send. Set and cleared by the service thread; read when
     /// the host-wide budget must cut someone (a full socket goes first).
-    var blockedSince: UInt64?
+    private(set) var blockedSince: UInt64?
+    /// Bytes handed to lws that its socket did not take, at most: lws keeps a copy of the
+    /// unsent rest of a write, which the budget counts until the socket drains.
+    private(set) var heldByLibrary = 0
+
+    /// When the client was last heard from: the loop's received-message count then (0:
+    /// never since its upgrade). Breaks a tie when the budget must cut someone.
+    var lastHeard = 0
+
+    /// What this connection holds up: its queue and what lws keeps for it.
+    var heldBytes: Int { bytes + heldByLibrary }
+
+    /// The socket filled at `now` with at most `bytes` of a write left with lws.
+    func blocked(at now: UInt64, holding bytes: Int, budget: inout OutgoingBudget) {
+        if blockedSince == nil { blockedSince = now }
+        budget.chargeUnshared(bytes - heldByLibrary)
+        heldByLibrary = bytes
+    }
+
+    /// The socket took everything lws held.
+    func drained(budget: inout OutgoingBudget) {
+        blockedSince = nil
+        budget.chargeUnshared(-heldByLibrary)
+        heldByLibrary = 0
+    }
 
     init(limit: Int, wsi: OpaquePointer? = nil) {
         self.limit = limit
@@ -101,6 +125,10 @@ final class OutgoingQueue {
 
     /// Drops the queued frames and queues a 1008 close with `reason` (this connection's
     /// limit, or the host-wide outgoing budget, is spent).
+    ///
+    /// What lws keeps for it is released from the budget too, though lws frees it only when
+    /// the close is done (at most the cut timeout, 2 s, on a socket that takes nothing):
+    /// counted until then, it made the budget cut clients that read, one after another.
     func overflow(reason: String, budget: inout OutgoingBudget) -> AppendResult {
         guard !closing else { return .closing }
         dropAll(budget: &budget)
@@ -111,6 +139,8 @@ final class OutgoingQueue {
 
     /// Drops every queued item, releasing its bytes from the budget (the connection closed).
     func dropAll(budget: inout OutgoingBudget) {
+        budget.chargeUnshared(-heldByLibrary)
+        heldByLibrary = 0
         for item in items[head...] {
             if case .message(let message) = item { budget.release(message) }
         }

@@ -99,20 +99,26 @@ extension ServiceLoop {
     /// exceeded, a connection is cut with 1008 and its frames dropped. Returns false when
     /// the sender itself is the one to cut.
     ///
-    /// Who is cut: first a connection whose socket is full (lws holds bytes of ours it
-    /// could not send: its client stopped reading), the longest full first; only when no
-    /// socket is full, the connection holding the most unsent bytes. The most bytes alone
-    /// was not enough: when one big message goes to many connections at once, a client
-    /// that reads holds as many at that instant as one that stopped reading long ago (whose
-    /// bytes sit in its socket, not in our queue). Cutting whoever asked next instead let
-    /// clients that stop reading get healthy ones disconnected.
+    /// Who is cut: first a connection whose socket has been full (lws holds bytes of ours
+    /// it could not send) for `stalledNanoseconds` or more: its client stopped reading or
+    /// cannot keep up; then any other. Within each, the one holding the most bytes (its
+    /// queue and what lws keeps for it); on a tie, the one heard from least recently, and
+    /// never the sender. Simpler rules failed: the most bytes alone let a burst to many
+    /// connections at once cut a reader, which held as much at that instant as clients
+    /// that had stopped reading long before (whose bytes sat in their sockets); "full the
+    /// longest" let a slow reader be cut for a client that stopped a moment later holding
+    /// eight times its bytes, and let a reader whose socket was full for a millisecond, as
+    /// a big message went out, be cut before a session's stalled connections; cutting
+    /// whoever asked next let clients that stop reading get healthy ones disconnected.
     static func makeRoom(
         for payload: OutgoingPayload, sender: ConnectionID, in shared: inout Shared, budget: Int,
         cut: inout [ConnectionID]
     ) -> Bool {
+        var now: UInt64 = 0
         while shared.budget.bytes + shared.budget.cost(of: payload) > budget {
+            if now == 0 { now = DispatchTime.now().uptimeNanoseconds }
             // O(connections), only when the budget is full.
-            guard let (id, queue) = cutCandidate(in: shared.queues, sender: sender), id != sender else {
+            guard let (id, queue) = cutCandidate(in: shared.queues, sender: sender, now: now), id != sender else {
                 return false
             }
             _ = queue.overflow(reason: "host outgoing budget", budget: &shared.budget)
@@ -124,34 +130,38 @@ extension ServiceLoop {
         return true
     }
 
-    /// The connection to cut for the budget: the longest-blocked socket, else the most
-    /// bytes; on a tie, not the sender.
+    /// How long a socket stays full before its connection counts as stalled: a reader's
+    /// socket is full for milliseconds while a big message goes out.
+    static var stalledNanoseconds: UInt64 { 1_000_000_000 }
+
+    /// The connection to cut for the budget (see `makeRoom`).
     static func cutCandidate(
-        in queues: [ConnectionID: OutgoingQueue], sender: ConnectionID
+        in queues: [ConnectionID: OutgoingQueue], sender: ConnectionID,
+        now: UInt64 = DispatchTime.now().uptimeNanoseconds
     ) -> (ConnectionID, OutgoingQueue)? {
         var best: (id: ConnectionID, queue: OutgoingQueue)?
-        for (id, queue) in queues where !queue.closing && queue.bytes > 0 {
+        for (id, queue) in queues where !queue.closing && queue.heldBytes > 0 {
             guard let current = best else {
                 best = (id, queue)
                 continue
             }
-            if goesFirst((id, queue), before: current, sender: sender) { best = (id, queue) }
+            if goesFirst((id, queue), before: current, sender: sender, now: now) { best = (id, queue) }
         }
         return best
     }
 
     private static func goesFirst(
         _ one: (id: ConnectionID, queue: OutgoingQueue), before other: (id: ConnectionID, queue: OutgoingQueue),
-        sender: ConnectionID
+        sender: ConnectionID, now: UInt64
     ) -> Bool {
-        switch (one.queue.blockedSince, other.queue.blockedSince) {
-        case (.some, nil): return true
-        case (nil, .some): return false
-        case (let since?, let otherSince?) where since != otherSince: return since < otherSince
-        default:
-            if one.queue.bytes != other.queue.bytes { return one.queue.bytes > other.queue.bytes }
-            return other.id == sender
+        func stalled(_ queue: OutgoingQueue) -> Bool {
+            guard let since = queue.blockedSince else { return false }
+            return now >= since && now - since >= stalledNanoseconds
         }
+        if stalled(one.queue) != stalled(other.queue) { return stalled(one.queue) }
+        if one.queue.heldBytes != other.queue.heldBytes { return one.queue.heldBytes > other.queue.heldBytes }
+        if one.queue.lastHeard != other.queue.lastHeard { return one.queue.lastHeard < other.queue.lastHeard }
+        return other.id == sender
     }
 
     func receive(_ wsi: OpaquePointer, _ input: UnsafeMutableRawPointer?, _ length: Int) -> Int32 {
@@ -162,16 +172,18 @@ extension ServiceLoop {
         // copied the whole message so far: quadratic (16 MB took 16.5 s). Feeding through
         // the dictionary's subscript instead runs its `modify` coroutine, whose frame is
         // two heap allocations per message.
-        guard
-            let output = serviceThreadAssemblers[id]?.assembler.feed(
-                bytes, isFinal: lws_is_final_fragment(wsi) != 0, binary: lws_frame_is_binary(wsi) != 0,
-                remainingInFrame: Int(lws_remaining_packet_payload(wsi)))
-        else { return -1 }
+        guard let box = serviceThreadAssemblers[id] else { return -1 }
+        let output = box.assembler.feed(
+            bytes, isFinal: lws_is_final_fragment(wsi) != 0, binary: lws_frame_is_binary(wsi) != 0,
+            remainingInFrame: Int(lws_remaining_packet_payload(wsi)))
         switch output {
         case .incomplete:
             return 0
         case .message(let message):
-            shared.withLock { $0.stats.messagesReceived += 1 }
+            shared.withLock { shared in
+                shared.stats.messagesReceived += 1
+                box.queue.lastHeard = shared.stats.messagesReceived
+            }
             handlers.message(id, message)
             return 0
         case .tooLarge:
@@ -202,7 +214,7 @@ extension ServiceLoop {
         if !serviceThreadRxPaused.isEmpty, serviceThreadRxPaused.contains(id), lws_partial_buffered(wsi) == 0 {
             // lws has sent everything it held: read the client again.
             serviceThreadRxPaused.remove(id)
-            shared.withLock { $0.queues[id]?.blockedSince = nil }
+            shared.withLock { shared in shared.queues[id]?.drained(budget: &shared.budget) }
             lws_rx_flow_control(wsi, 1)
         }
         switch writeBatch(wsi, id) {
@@ -270,7 +282,7 @@ extension ServiceLoop {
                 written = writeFrames(wsi, batch, totalBytes: frameBytes)
             }
             guard written else { return .failed }
-            holdInputWhileBuffered(wsi, id)
+            holdInputWhileBuffered(wsi, id, wrote: frameBytes)
         }
         if more { lws_callback_on_writable(wsi) }
         return .written
@@ -284,11 +296,27 @@ extension ServiceLoop {
     /// at once, reading the end of stream again. With input paused, the end of stream is
     /// read only after the bytes are gone. A client that reads nothing is cut by the
     /// keepalive (no valid traffic) or the outgoing queue limit, on lws's timers.
-    func holdInputWhileBuffered(_ wsi: OpaquePointer, _ id: ConnectionID) {
+    ///
+    /// While paused, the budget counts the write's bytes as held by lws (an upper bound of
+    /// the unsent rest it copied), so what waits in lws is within `maxOutgoingBytes` too.
+    func holdInputWhileBuffered(_ wsi: OpaquePointer, _ id: ConnectionID, wrote bytes: Int) {
         guard case .server = role, lws_partial_buffered(wsi) != 0, !serviceThreadRxPaused.contains(id) else { return }
         serviceThreadRxPaused.insert(id)
         let now = DispatchTime.now().uptimeNanoseconds
-        shared.withLock { $0.queues[id]?.blockedSince = now }
+        var cut: [ConnectionID] = []
+        shared.withLock { shared in
+            shared.queues[id]?.blocked(at: now, holding: bytes, budget: &shared.budget)
+            // What lws keeps may take the budget past its bound with no message being
+            // queued: make room now, as a send would (no connection is the sender).
+            if shared.budget.bytes > maxOutgoingBytes {
+                _ = Self.makeRoom(
+                    for: .utf8([]), sender: ConnectionID(rawValue: 0), in: &shared, budget: maxOutgoingBytes, cut: &cut)
+            }
+        }
+        for other in cut {
+            logger.warning("connection \(other): cut to make room in a full host outgoing budget, closing with 1008")
+        }
+        if !cut.isEmpty { wake() }
         lws_rx_flow_control(wsi, 0)
     }
 

@@ -70,6 +70,11 @@ public struct WebSocketServerConfiguration: Sendable {
     /// queue more is closed with 1008 "host outgoing budget" (clients that stop reading
     /// must not add up to the host's memory).
     public var maxOutgoingBytes = 256 * 1_048_576
+    /// The kernel send buffer (`SO_SNDBUF`) of each accepted connection, in bytes (Linux
+    /// doubles it for its bookkeeping); 0 leaves the kernel's, which grows to about 4 MB
+    /// on a connection whose client stopped reading. What a socket does not take waits in
+    /// the outgoing queue, under `outgoingQueueLimitBytes` and `maxOutgoingBytes`.
+    public var socketSendBufferBytes = 256 * 1_024
     /// The folder served at `/`, or `nil` to serve no files.
     public var webRoot: String?
     /// How many seconds `stop()` waits for connections to close before cutting them.

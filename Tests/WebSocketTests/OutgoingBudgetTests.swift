@@ -1,3 +1,4 @@
+import Dispatch
 import Testing
 import Transport
 
@@ -81,13 +82,13 @@ struct OutgoingBudgetTests {
 
     @Test func aFullSocketIsCutBeforeALargerHolderThatReads() {
         // 1 reads (its queue is just full of this turn's frames); 2 and 3 stopped reading
-        // and lws holds bytes for them; 3 has been full the longest.
+        // and their sockets are full; 2 holds more.
         var shared = Self.shared([1: 600, 2: 150, 3: 100, 4: 0])
-        shared.queues[Self.id(2)]?.blockedSince = 2_000
-        shared.queues[Self.id(3)]?.blockedSince = 1_000
+        shared.queues[Self.id(2)]?.blocked(at: 2_000, holding: 0, budget: &shared.budget)
+        shared.queues[Self.id(3)]?.blocked(at: 1_000, holding: 0, budget: &shared.budget)
         var cut: [ConnectionID] = []
-        #expect(ServiceLoop.makeRoom(for: Self.payload(300), sender: Self.id(4), in: &shared, budget: 1_000, cut: &cut))
-        #expect(cut == [Self.id(3), Self.id(2)])
+        #expect(ServiceLoop.makeRoom(for: Self.payload(400), sender: Self.id(4), in: &shared, budget: 1_000, cut: &cut))
+        #expect(cut == [Self.id(2), Self.id(3)])
         #expect(shared.budget.bytes == 600)
         #expect(shared.queues[Self.id(1)]?.closing == false)
     }
@@ -95,7 +96,7 @@ struct OutgoingBudgetTests {
     @Test func aReaderThatSendsIsNotCutWhileAFullSocketHoldsBytes() {
         // The sender holds the most, but another connection's socket is full: that one goes.
         var shared = Self.shared([1: 700, 2: 200])
-        shared.queues[Self.id(2)]?.blockedSince = 5
+        shared.queues[Self.id(2)]?.blocked(at: 5, holding: 0, budget: &shared.budget)
         var cut: [ConnectionID] = []
         #expect(ServiceLoop.makeRoom(for: Self.payload(200), sender: Self.id(1), in: &shared, budget: 1_000, cut: &cut))
         #expect(cut == [Self.id(2)])
@@ -150,5 +151,73 @@ struct OutgoingBudgetTests {
         }
         #expect(cut.isEmpty)
         #expect(shared.budget.bytes == 55_000)
+    }
+
+    @Test func aSlowReaderFullSinceEarlierIsNotCutForAClientThatStoppedHoldingMore() {
+        // 1 reads slowly: full again since the start of its big message, holding 120.
+        // 2 stopped reading a moment later and holds 900: it is the one to cut.
+        var shared = Self.shared([1: 120, 2: 900, 3: 0])
+        shared.queues[Self.id(1)]?.blocked(at: 1_000, holding: 0, budget: &shared.budget)
+        shared.queues[Self.id(2)]?.blocked(at: 1_005, holding: 0, budget: &shared.budget)
+        var cut: [ConnectionID] = []
+        #expect(ServiceLoop.makeRoom(for: Self.payload(100), sender: Self.id(3), in: &shared, budget: 1_050, cut: &cut))
+        #expect(cut == [Self.id(2)])
+    }
+
+    @Test func onATieOfBytesTheOneHeardFromLeastRecentlyGoesFirst() {
+        var shared = Self.shared([1: 300, 2: 300, 3: 0])
+        shared.queues[Self.id(1)]?.lastHeard = 40
+        shared.queues[Self.id(2)]?.lastHeard = 7
+        var cut: [ConnectionID] = []
+        #expect(ServiceLoop.makeRoom(for: Self.payload(500), sender: Self.id(3), in: &shared, budget: 1_000, cut: &cut))
+        #expect(cut == [Self.id(2)])
+    }
+
+    @Test func aSocketFullForAMomentIsNotStalledButOneFullForSecondsIs() {
+        // 1 reads: its socket filled a millisecond ago as a big message went out, and lws
+        // keeps 60,000 bytes of it. 2 has been full for five seconds and holds less.
+        let now = DispatchTime.now().uptimeNanoseconds
+        var shared = Self.shared([1: 0, 2: 100, 3: 0])
+        shared.queues[Self.id(1)]?.blocked(at: now - 1_000_000, holding: 60_000, budget: &shared.budget)
+        shared.queues[Self.id(2)]?.blocked(at: now - 5_000_000_000, holding: 20_000, budget: &shared.budget)
+        var cut: [ConnectionID] = []
+        #expect(
+            ServiceLoop.makeRoom(for: Self.payload(1_000), sender: Self.id(3), in: &shared, budget: 80_000, cut: &cut))
+        #expect(cut == [Self.id(2)])
+    }
+
+    @Test func aBurstThatFillsEverySocketAtOnceCutsTheSilentConnectionsNotTheOneTalking() {
+        // A session's 60 KB broadcast left 60,000 bytes with lws on its reader (who just
+        // answered) and on two connections that never said anything after their hello.
+        let now = DispatchTime.now().uptimeNanoseconds
+        var shared = Self.shared([1: 0, 2: 0, 3: 0, 4: 0])
+        for raw in 1...3 {
+            shared.queues[Self.id(UInt64(raw))]?.blocked(at: now - 2_000_000, holding: 60_000, budget: &shared.budget)
+        }
+        shared.queues[Self.id(1)]?.lastHeard = 99
+        var cut: [ConnectionID] = []
+        #expect(
+            ServiceLoop.makeRoom(for: Self.payload(50_000), sender: Self.id(4), in: &shared, budget: 150_000, cut: &cut)
+        )
+        #expect(Set(cut) == [Self.id(2), Self.id(3)])
+        #expect(shared.queues[Self.id(1)]?.closing == false)
+    }
+
+    @Test func whatLwsKeepsOfAWriteIsCountedUntilTheSocketDrains() {
+        var shared = Self.shared([1: 100, 2: 400])
+        // 1's socket took only part of a 50,000-byte write: lws keeps the rest.
+        shared.queues[Self.id(1)]?.blocked(at: 7, holding: 50_000, budget: &shared.budget)
+        #expect(shared.budget.bytes == 50_500)
+        #expect(shared.queues[Self.id(1)]?.heldBytes == 50_100)
+        // It counts when choosing whom to cut: 1 now holds the most.
+        #expect(ServiceLoop.cutCandidate(in: shared.queues, sender: Self.id(2))?.0 == Self.id(1))
+        shared.queues[Self.id(1)]?.drained(budget: &shared.budget)
+        #expect(shared.budget.bytes == 500)
+        #expect(shared.queues[Self.id(1)]?.blockedSince == nil)
+        // A connection that closes while lws holds bytes releases them too.
+        shared.queues[Self.id(2)]?.blocked(at: 9, holding: 30_000, budget: &shared.budget)
+        #expect(shared.budget.bytes == 30_500)
+        shared.queues[Self.id(2)]?.dropAll(budget: &shared.budget)
+        #expect(shared.budget.bytes == 100)
     }
 }
