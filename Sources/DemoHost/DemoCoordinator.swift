@@ -131,11 +131,23 @@ final class ApprovalCoordinator: SessionCoordinator<Void>, @unchecked Sendable {
         .map { text in
             for member in session.groupSessions { member.notify(text, level: .info) }
         }
-        // Closed without an answer (Escape on one copy ends the request for all): the group
-        // hears it as it hears an answer.
         .catch { error in
-            let cancelled = (error as? RemoteModalError) == .cancelled
-            return reportFailure(error, "Approval", to: cancelled ? session.groupSessions : [session])
+            switch error {
+            case RemoteModalError.failed, RemoteModalError.denied, RemoteModalError.unsupported:
+                // One member's client ended it (`failure` `failed`/`denied`/`unsupported`):
+                // the group hears it as it hears an answer, in the host's words. The
+                // client's own message is not repeated: it was any text one member chose,
+                // shown to another as if the host said it.
+                for member in session.groupSessions {
+                    member.notify("Approval request ended: a screen could not show it", level: .error)
+                }
+                return .empty()
+            case RemoteModalError.cancelled:
+                // Closed without an answer (Escape on one copy ends the request for all).
+                return reportFailure(error, "Approval", to: session.groupSessions)
+            default:
+                return reportFailure(error, "Approval", to: [session])
+            }
         }
     }
 }
@@ -151,7 +163,8 @@ func isWorthReporting(_ error: any Error) -> Bool {
 /// The status a demo flow sends when it fails, then ends the flow: nothing for a host
 /// shutdown; `WHAT cancelled` (info) when the person closed the modal without a button
 /// (Escape: `failure` `cancelled`), which is a change of mind, not an error; `WHAT is not
-/// supported on this client` or `WHAT failed: REASON` (error) otherwise.
+/// supported on this client` or `WHAT failed: REASON` (error) otherwise, cut to 240
+/// characters (REASON may quote a client's message).
 func reportFailure<Element>(
     _ error: any Error, _ what: String, to sessions: [Session]
 ) -> Observable<Element> {
@@ -163,6 +176,8 @@ func reportFailure<Element>(
     case RemoteModalError.unsupported: (text, level) = ("\(what) is not supported on this client", .error)
     default: (text, level) = ("\(what) failed: \(error)", .error)
     }
-    for session in sessions { session.notify(text, level: level) }
+    // REASON may quote a client's `failure` message: the whole text is cut to 240 characters.
+    let shown = text.count > 240 ? String(text.prefix(240)) + "…" : text
+    for session in sessions { session.notify(shown, level: level) }
     return .empty()
 }

@@ -166,6 +166,35 @@ def test_closing_any_demo_modal_without_a_button_is_a_change_of_mind_not_an_erro
     run(scenario())
 
 
+def test_a_members_failure_text_never_reaches_another_member_and_statuses_stay_short(demo_host):
+    # One member answered the approval with `failure` `failed` and a message of its choosing:
+    # the requester was shown "Approval failed: failed: <that text>" (up to 60 KB) as if the
+    # host said it, and the rest of the group heard nothing.
+    async def scenario():
+        group = "failure-" + os.urandom(4).hex()
+        asker = await ProtocolClient.open(demo_host.url, name="asker", group=group)
+        member = await ProtocolClient.open(demo_host.url, name="member", group=group)
+        third = await ProtocolClient.open(demo_host.url, name="third", group=group)
+        await asker.tap("approve")
+        await asker.expect("present")
+        theirs = await member.expect("present")
+        await third.expect("present")
+        forged = "SECURITY: your account is locked, call +1-555-0100 " + "x" * 60_000
+        await member.send({"type": "failure", "id": theirs["id"], "code": "failed", "message": forged})
+        for client in (asker, member, third):
+            status = await client.expect("status")
+            assert (status["level"], status["text"]) == ("error", "Approval request ended: a screen could not show it")
+        # A client's message quoted in its own flow's status is cut.
+        await asker.tap("photo")
+        picker = await asker.expect("present")
+        await asker.send({"type": "failure", "id": picker["id"], "code": "failed", "message": "y" * 60_000})
+        status = await asker.expect("status")
+        assert status["text"].startswith("Photos failed: failed: yyy") and len(status["text"]) <= 241
+        for client in (asker, member, third):
+            await client.close()
+    run(scenario())
+
+
 def test_answer_to_another_sessions_modal_is_unknown(demo_host):
     async def scenario():
         owner = await ProtocolClient.open(demo_host.url, name="owner")
