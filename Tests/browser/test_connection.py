@@ -74,6 +74,70 @@ def test_a_host_shut_down_and_restarted_says_so_once_and_comes_back_quickly(host
     page.assert_no_bad_message()
 
 
+def test_a_composer_ended_by_a_shutdown_keeps_what_was_written_to_copy(host, desktop):
+    """SIGTERM with a mail being written: the notice says the mail was not sent and holds the
+    text (selectable, with Copy), also once the host is back."""
+    page = desktop
+    page.open(host.base)
+    dialog = page.composer("Mail")
+    body = dialog.find_element(By.CSS_SELECTOR, "textarea")
+    body.send_keys(" Please call me back on Monday.")
+    host.terminate()
+    page.wait().until(lambda d: SHUTTING_DOWN in [n.text for n in page.finds("dialog.notice .message")])
+    notice = page.find("dialog.notice")
+    assert "What you wrote was not sent" in notice.text
+    kept = notice.find_element(By.CSS_SELECTOR, "textarea.kept-text")
+    text = kept.get_attribute("value")
+    assert "Please call me back on Monday." in text, text
+    assert text.startswith("To: support@example.com\nSubject: Hello\n\nHello World!"), text
+    assert kept.get_attribute("readonly") is not None
+    page.button(notice, "Copy").click()
+    page.wait().until(lambda d: notice.find_element(By.CSS_SELECTOR, ".kept-status").text)
+    assert page.script("const a = document.querySelector('textarea.kept-text');"
+                       "return a.value.slice(a.selectionStart, a.selectionEnd)") == text, "selected, to copy by hand too"
+    failures = []
+    page.both_schemes("composer-shutdown-kept-text", failures)
+    assert not failures, failures
+    host.start_again()
+    page.wait(10).until(lambda d: page.connection_state() == "open")
+    page.wait().until(lambda d: RESTARTED in [n.text for n in page.finds("dialog.notice .message")])
+    assert page.find("dialog.notice textarea.kept-text").get_attribute("value") == text, "still there to copy"
+    page.button(page.find("dialog.notice"), "OK").click()
+    assert not page.finds("dialog.notice")
+    page.assert_no_bad_message()
+
+
+def test_a_group_the_host_would_refuse_is_named_and_not_tried_again(host, desktop):
+    """A ?group= over the host's 256 bytes is never sent (nor cut: a cut group is another
+    group); a hello the host refuses all the same shows the host's words and is not retried
+    by itself, while Retry now still works."""
+    page = desktop
+    page.driver.get(f"{host.base}/?group={'é' * 129}")          # 129 characters, 258 bytes
+    page.wait().until(lambda d: "The group name in the address is too long" in banner_text(page))
+    assert banner_text(page).startswith(
+        "The group name in the address is too long: at most 256 bytes. Fix ?group= and reload."), banner_text(page)
+    assert not page.find("#retry").is_displayed()
+    time.sleep(1.5)
+    assert page.connection_state() == "refused"
+    assert page.sent("hello") == [], "never connected"
+    page.screenshot("group-too-long")
+    # Refused by the host itself (the group changed after the page's check): its words, once.
+    page.open(host.base)
+    page.script("window.remoteModal.client.group = arguments[0]; window.remoteModal.dropConnection()", "g" * 300)
+    page.wait().until(lambda d: "The host refused this page: field 'client.group' is too long (at most 256 bytes)."
+                      in banner_text(page))
+    assert page.connection_state() == "refused"
+    hellos = len(page.sent("hello"))
+    time.sleep(4)                                              # past several backoffs
+    assert len(page.sent("hello")) == hellos, "not tried again by itself"
+    assert "refused the same way" in banner_text(page)
+    page.screenshot("hello-refused")
+    page.script("window.remoteModal.client.group = 'team'")
+    page.find("#retry").click()
+    page.wait().until(lambda d: page.connection_state() == "open")
+    assert not page.find("#banner").is_displayed()
+
+
 def test_enter_while_offline_says_the_connection_is_what_is_missing(host, proxy, desktop):
     page = desktop
     page.open(proxy.base)

@@ -115,3 +115,45 @@ def test_a_refused_upload_is_shown_with_retry_and_cancel(host, page, tmp_path):
     retry.click()
     page.wait_toast(f"Received 1 photo(s), {SIZE} bytes", seconds=60)
     assert upload_offsets(page, modal_id).count(0) == 1, "Retry went on from what the host held"
+
+
+def test_a_reload_mid_upload_names_the_file_and_it_goes_on_when_chosen_again(desktop, tmp_path):
+    """The page keeps which files it was sending; after a reload the picker the host presents
+    again says the upload stopped and asks for the file, which then goes on from what the host
+    holds (not from 0)."""
+    page = desktop
+    size = 3_000_000
+    slow = RestartableHost("--web-root", "web", "--upload-rate", "1000000")     # 3 s for the file
+    try:
+        path = tmp_path / "holiday.png"
+        make_big_file(path, size)
+        page.open(slow.base)
+        page.tap("photo")
+        dialog = page.dialog()
+        modal_id = page.modal_id(dialog)
+        dialog.find_element(By.CSS_SELECTOR, "input[type=file]").send_keys(str(path))
+        page.wait().until(lambda d: "3 MB" in dialog.find_element(By.CSS_SELECTOR, ".picker-note").text)
+        page.button(dialog, "Send").click()
+        page.wait(30).until(lambda d: acked_fraction(dialog) > 0.15)
+        page.driver.refresh()
+        page.wait().until(lambda d: page.connection_state() == "open")
+        dialog = page.dialog()
+        assert page.modal_id(dialog) == modal_id
+        stopped = dialog.find_element(By.CSS_SELECTOR, ".picker-stopped")
+        assert stopped.text == ("The upload of “holiday.png” stopped when the page was reloaded: "
+                                "choose the file again to continue."), stopped.text
+        held = page.received("present", id=modal_id)[-1].get("received")
+        assert held and held[0]["bytes"] > 0, held
+        failures = []
+        page.both_schemes("upload-stopped-by-reload", failures)
+        assert not failures, failures
+        dialog.find_element(By.CSS_SELECTOR, "input[type=file]").send_keys(str(path))
+        page.button(dialog, "Send").click()
+        assert not stopped.is_displayed(), "the note goes once the file is chosen again and sent"
+        page.wait_toast(f"Received 1 photo(s), {size} bytes", seconds=30)
+        assert upload_offsets(page, modal_id).count(0) == 1, "went on from what the host held"
+        page.no_dialog()
+        assert page.script("return Object.keys(sessionStorage).filter((k) => k.startsWith('remote-modal.draft.'))") == []
+        page.assert_no_bad_message()
+    finally:
+        slow.stop()

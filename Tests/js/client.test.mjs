@@ -71,6 +71,103 @@ test("a network that dies without closing is noticed: no reply to an answer, no 
   await settle();
 });
 
+test("an answer re-sent after a resume is watched too: silence after the resume's own burst gives the connection up", async () => {
+  const { client, socket } = welcomed({ answerTimeoutMs: 40 });
+  socket.receive(alert("m1", 1));
+  socket.drop();
+  client.result("m1", { action: 0, textFields: [] });          // kept while offline
+  const second = reconnect(client, { session: "s1", resumed: true });
+  assert.deepEqual(second.messages("result").map((m) => m.id), ["m1"]);
+  // What the host sent for the hello, before it read the answer, is no reply to it.
+  second.receive({ type: "controls", seq: 2, items: [] });
+  second.receive(alert("m1", 3));
+  second.receive({ type: "update", seq: 4, id: "m1", actions: [{ enabled: true }, { enabled: true }] });
+  await new Promise((resolve) => setTimeout(resolve, 80));
+  assert.equal(client.state, "reconnecting", "the network died right after the resume: noticed");
+  assert.notEqual(client.ws, second, "the silent connection is given up");
+  // The next resume is answered: the dismiss keeps the connection.
+  const third = reconnect(client, { session: "s1", resumed: true });
+  assert.deepEqual(third.messages("result").map((m) => m.id), ["m1"], "the kept answer is sent again");
+  third.receive({ type: "controls", seq: 5, items: [] });
+  third.receive(alert("m1", 6));
+  third.receive({ type: "dismiss", seq: 7, id: "m1", reason: "resolved" });
+  await new Promise((resolve) => setTimeout(resolve, 80));
+  assert.equal(client.state, "open");
+  assert.equal(client.ws, third);
+  client.close();
+  await settle();
+});
+
+test("a re-sent answer hears its reply in an error, and is not waited for when the host no longer presents its modal", async () => {
+  const storage = new MemoryStorage();
+  const first = welcomed({ storage });
+  first.socket.receive(alert("m1", 1));
+  first.socket.receive(alert("m2", 2));
+  first.client.result("m1", { action: 0, textFields: [] });
+  first.client.result("m2", { action: 0, textFields: [] });
+  // A reload; m1 ended long ago (the host ignores its answer without a word), m2 is pending.
+  const reloaded = new ModalClient({ url: "ws://h/ws", storage, WebSocketImpl: FakeSocket, resyncMs: 30,
+                                     welcomeTimeoutMs: 0, answerTimeoutMs: 60 });
+  const second = reconnect(reloaded, { session: "s1", resumed: true });
+  assert.deepEqual(second.messages("result").map((m) => m.id), ["m1", "m2"]);
+  second.receive({ type: "controls", seq: 3, items: [] });
+  second.receive(alert("m2", 4));
+  second.receive({ type: "error", code: "action_disabled", message: "no", ref: "result" });   // m2's reply
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  assert.equal(reloaded.state, "open", "an error is a reply");
+  assert.equal(reloaded.ws, second);
+  second.receive({ type: "dismiss", seq: 5, id: "m2", reason: "resolved" });
+  // The next resume: only m1 is kept, and the host does not present it again.
+  second.drop();
+  const third = reconnect(reloaded, { session: "s1", resumed: true });
+  assert.deepEqual(third.messages("result").map((m) => m.id), ["m1"]);
+  third.receive({ type: "controls", seq: 6, items: [] });
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  assert.equal(reloaded.state, "open", "no reply is waited for an answer whose modal ended");
+  assert.equal(reloaded.ws, third);
+  reloaded.close();
+  await settle();
+});
+
+test("a hello the host refuses with an error is not tried again by itself, and says why", async () => {
+  const client = new ModalClient({ url: "ws://h/ws", group: "g".repeat(300), storage: null, WebSocketImpl: FakeSocket,
+                                   welcomeTimeoutMs: 40, answerTimeoutMs: 0 });
+  const states = [];
+  client.addEventListener("state", (event) => states.push(event.detail));
+  client.connect();
+  const socket = FakeSocket.last;
+  socket.onopen();
+  const why = "field 'client.group' is too long (at most 256 bytes)";
+  socket.receive({ type: "error", code: "bad_message", message: why, ref: "hello" });
+  assert.equal(client.state, "refused");
+  assert.deepEqual(states.at(-1).helloError, { code: "bad_message", message: why });
+  const before = FakeSocket.all.length;
+  socket.drop();                                        // the host's later close changes nothing
+  await new Promise((resolve) => setTimeout(resolve, 700));   // past the first backoff and the welcome timeout
+  assert.equal(FakeSocket.all.length, before, "no attempt of its own: it would be refused the same way");
+  assert.equal(client.state, "refused");
+  client.retryNow();                                    // the person asks
+  assert.equal(FakeSocket.all.length, before + 1);
+  assert.equal(states.at(-1).helloError, null);
+  client.close();
+  await settle();
+});
+
+test("a group the token does not grant: the host's words go with the unauthorized state", () => {
+  const client = new ModalClient({ url: "ws://h/ws", group: "lobby", storage: null, WebSocketImpl: FakeSocket,
+                                   welcomeTimeoutMs: 0, answerTimeoutMs: 0 });
+  const states = [];
+  client.addEventListener("state", (event) => states.push(event.detail));
+  client.connect();
+  const socket = FakeSocket.last;
+  socket.onopen();
+  socket.receive({ type: "error", code: "unauthorized", message: "this token does not grant the group 'lobby'", ref: "hello" });
+  socket.readyState = 3;
+  socket.onclose({ code: 1008, reason: "unauthorized" });
+  assert.equal(client.state, "unauthorized");
+  assert.deepEqual(states.at(-1).helloError, { code: "unauthorized", message: "this token does not grant the group 'lobby'" });
+});
+
 test("the retry button reconnects at once, and the state names the attempt", () => {
   const { client, socket, events } = welcomed();
   socket.drop();

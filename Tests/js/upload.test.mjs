@@ -168,3 +168,18 @@ test("a chunk refused for pacing is sent again from the last acknowledgement", a
   const offsets = socket.messages("upload").map((c) => c.offset);
   assert.deepEqual(offsets.slice(-2), [CHUNK_BYTES, 2 * CHUNK_BYTES], "again from what the host acknowledged");
 });
+
+test("files chosen again after a reload go on from what the host holds only where they are the same files", async () => {
+  const { client, socket } = welcomed();
+  // The picker as presented after the reload: the host holds bytes of two files.
+  socket.receive(picker("m1", 1, { uploadWindow: 8, received: [{ file: 0, bytes: CHUNK_BYTES }, { file: 1, bytes: CHUNK_BYTES }] }));
+  const same = file("one.png", CHUNK_BYTES * 2);
+  const other = file("other.png", CHUNK_BYTES * 2, 5);
+  const before = [{ name: "one.png", size: same.size }, { name: "two.png", size: CHUNK_BYTES * 2 }];
+  client.upload("m1", [same, other], () => {}, undefined,
+                { held: (index, chosen) => before[index]?.name === chosen.name && before[index]?.size === chosen.size });
+  await settle();
+  assert.deepEqual(socket.messages("upload").map((c) => [c.file, c.offset]), [[0, CHUNK_BYTES], [1, 0], [1, CHUNK_BYTES]],
+                   "the same file goes on; another one starts at 0 (which drops what the host held)");
+  client.close();
+});

@@ -10,11 +10,16 @@ const listed = ($('meta[name="remote-modal-ws"]')?.content ?? "").split(/\s+/).f
 const socket = resolveSocketURL(params.get("ws"), location.href, listed);
 if (socket.warning) console.warn(socket.warning);
 
+// The host takes at most 256 bytes of a name (60 characters stay under it in any script) and
+// of a group. A group is never cut: a cut one would silently join another group.
+const group = params.get("group");
+const GROUP_BYTES = 256;
+const groupTooLong = group !== null && new TextEncoder().encode(group).length > GROUP_BYTES;
+
 const client = new ModalClient({
   url: socket.url,
-  // The host takes at most 256 bytes of a name (60 characters stay under it in any script).
   name: (params.get("name") ?? "browser").slice(0, 60),
-  group: params.get("group"),
+  group,
   token: params.get("token"),
   capabilities: capabilities(),
 });
@@ -43,13 +48,27 @@ function offlineText({ attempt, refusal, retryAt, hostLeft }) {
   return `${lead}: ${refusal.reason}. ${seconds > 0 ? `Retrying in ${seconds} s.` : "Retrying now…"}`;
 }
 
+/** The page does not try (again) by itself: the banner says why at once, without a spinner;
+ *  `retry` keeps "Retry now". */
+function stopped(text, note, { retry }) {
+  clearTimeout(bannerTimer);
+  bannerTimer = null;
+  banner.classList.add("stopped");
+  $("#banner-text").textContent = text;
+  $(".banner-note").textContent = note;
+  $("#retry").hidden = !retry;
+  banner.hidden = false;
+}
+
 client.addEventListener("state", ({ detail }) => {
   const { state } = detail;
   connection.dataset.state = state;
-  connection.textContent = { connecting: "Connecting…", open: "Connected", reconnecting: "Offline",
+  connection.textContent = { connecting: "Connecting…", open: "Connected", reconnecting: "Offline", refused: "Refused",
                              unauthorized: "Not authorized", closed: "Disconnected" }[state] ?? state;
   document.body.classList.toggle("offline", state !== "open");
   document.body.dataset.connection = state;
+  banner.classList.remove("stopped");
+  $("#retry").hidden = false;
   if (state === "open") { everOpen = true; clearTimeout(bannerTimer); bannerTimer = null; banner.hidden = true; }
   clearInterval(countdown);
   // After a 1001 the host has cancelled every flow: nothing is kept for it, and no control
@@ -58,6 +77,7 @@ client.addEventListener("state", ({ detail }) => {
     ? "What was open was cancelled; start again from the controls when the host is back."
     : "Answers you give meanwhile are kept and sent when the connection is back.";
   if (detail.hostLeft) for (const button of controlsBar.querySelectorAll("button")) setBusy(button, false);
+  if (state === "connecting" && !banner.hidden) $("#banner-text").textContent = "Connecting…";   // Retry now after a refusal
   if (state === "reconnecting") {
     $("#banner-text").textContent = offlineText(detail);
     if (detail.refusal) {
@@ -65,8 +85,21 @@ client.addEventListener("state", ({ detail }) => {
     }
     bannerTimer ??= setTimeout(() => { banner.hidden = client.state === "open"; showInDialogs(); }, 1000);
   }
+  // The host answered the hello with an error (a field it refuses): the same hello would be
+  // refused the same way, so the page stops and shows the host's words.
+  if (state === "refused") {
+    const reason = (detail.helloError?.message ?? "no reason given").replace(/\.$/, "");
+    stopped(`The host refused this page: ${reason}.`,
+            "The page does not try again by itself: the same request would be refused the same way.", { retry: true });
+  }
   showInDialogs();
-  if (state === "unauthorized") { banner.hidden = true; $("#unauthorized").hidden = false; $("#workspace").hidden = true; }
+  if (state === "unauthorized") {
+    banner.hidden = true;
+    $("#unauthorized").hidden = false;
+    $("#workspace").hidden = true;
+    $("#unauthorized-reason").hidden = !detail.helloError;
+    $("#unauthorized-reason").textContent = detail.helloError ? `The host said: ${detail.helloError.message}.` : "";
+  }
   setControlsEnabled(state === "open");
 });
 $("#retry").addEventListener("click", () => client.retryNow());
@@ -165,8 +198,9 @@ client.addEventListener("welcome", ({ detail: { session } }) => {
 });
 
 client.addEventListener("present", ({ detail: { id, modal, answered } }) => {
-  // A notice left by an earlier modal gives way to the new one.
-  for (const notice of layer.querySelectorAll("dialog.notice")) notice.remove();
+  // A notice left by an earlier modal gives way to the new one; not one holding text the
+  // person wrote and has not copied yet (its OK takes it away).
+  for (const notice of layer.querySelectorAll("dialog.notice:not(.keeps-text)")) notice.remove();
   // Remember what had focus (by control id too: the controls bar is rebuilt meanwhile).
   const active = document.activeElement === document.body ? null : document.activeElement;
   const returnFocus = { element: active, control: active?.dataset?.control ?? lastTapped };
@@ -175,7 +209,7 @@ client.addEventListener("present", ({ detail: { id, modal, answered } }) => {
     input: (values) => client.input(id, values),
     flushInput: () => client.flushInput(id),
     isOnline: () => client.isOpen,
-    upload: (files, onProgress, answer) => client.upload(id, files, onProgress, answer),
+    upload: (files, onProgress, answer, options) => client.upload(id, files, onProgress, answer, options),
     retry: () => client.retryNow(),
     draft: draftStore(id),
     anchor: (source) => document.querySelector(`[data-control="${CSS.escape(source)}"]`)?.getBoundingClientRect() ?? null,
@@ -222,4 +256,14 @@ client.addEventListener("dismiss", ({ detail }) => {
   }
 });
 
-client.connect();
+if (groupTooLong) {
+  // Not even tried: the host would refuse the hello (bad_message) at every attempt.
+  connection.dataset.state = "refused";
+  connection.textContent = "Not connected";
+  document.body.classList.add("offline");
+  document.body.dataset.connection = "refused";
+  stopped(`The group name in the address is too long: at most ${GROUP_BYTES} bytes. Fix ?group= and reload.`,
+          "", { retry: false });
+} else {
+  client.connect();
+}

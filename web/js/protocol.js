@@ -53,10 +53,13 @@ const ANSWERS_KEY = "remote-modal.answers";
 
 /**
  * Events (CustomEvent detail):
- * - state {state, attempt, refusal, retryAt, hostLeft}: connecting | open | reconnecting | unauthorized | closed;
+ * - state {state, attempt, refusal, retryAt, hostLeft, helloError}: connecting | open | reconnecting |
+ *   refused | unauthorized | closed;
  *   `refusal` {code, reason} when the host closed the last connection with 1013 or 1008 (a
  *   reason other than `unauthorized`), `retryAt` when the next attempt starts (ms, `now()`),
- *   `hostLeft` while the host is away after closing with 1001 (going away: shutting down)
+ *   `hostLeft` while the host is away after closing with 1001 (going away: shutting down),
+ *   `helloError` {code, message} when the host answered the hello with an `error`: `refused`
+ *   (no more attempts until `retryNow()`), or `unauthorized` (a group the token does not grant)
  * - welcome {session, resumed}
  * - controls {items}, status {level, text}, update {id, actions}
  * - present {id, modal, answered}: `answered` when an answer for it is still unconfirmed
@@ -115,7 +118,9 @@ export class ModalClient extends EventTarget {
 
   connect() {
     this.stopped = false;
+    this.helloError = null;
     clearTimeout(this.retryTimer);
+    this.heard();                                  // a watchdog of an earlier connection ("Retry now") ends
     this.setState(this.attempt === 0 && this.state !== "reconnecting" ? "connecting" : "reconnecting");
     const separator = this.url.includes("?") ? "&" : "?";
     const ws = new this.WebSocketImpl(`${this.url}${separator}affinity=${encodeURIComponent(this.affinity)}`, PROTOCOL);
@@ -126,7 +131,7 @@ export class ModalClient extends EventTarget {
       if (this.session) hello.resume = { session: this.session };
       ws.send(JSON.stringify(hello));
     };
-    ws.onmessage = (event) => { this.heard(); this.receive(event.data); };
+    ws.onmessage = (event) => this.receive(event.data);
     ws.onclose = (event) => this.lost(ws, event);
     // A connection that never gets its `welcome` (a network that swallows packets) is given
     // up and tried again, as the kiosk does.
@@ -147,10 +152,14 @@ export class ModalClient extends EventTarget {
     this.lost(ws, { code: 1006, reason });
   }
 
-  /** Something came from the host: the connection is alive. */
-  heard() {
+  /** Something came from the host: the connection is alive. Answers re-sent after a resume
+   *  wait for their own reply (see `welcome`). */
+  heard(message = null) {
+    if (message && this.awaitingReply && message.type !== "error"
+        && !(message.type === "dismiss" && this.awaitingReply.has(message.id))) return;
     clearTimeout(this.answerTimer);
     this.answerTimer = null;
+    this.awaitingReply = null;
   }
 
   /** After an answer is sent the host answers at once (`dismiss`, or an `error`): silence
@@ -188,9 +197,9 @@ export class ModalClient extends EventTarget {
     this.retryTimer = setTimeout(() => this.connect(), delay);
   }
 
-  /** Reconnects at once instead of waiting for the backoff ("Retry now"). */
+  /** Reconnects at once instead of waiting for the backoff ("Retry now"), or after a refused hello. */
   retryNow() {
-    if (this.state !== "reconnecting" || this.stopped) return;
+    if ((this.state !== "reconnecting" && this.state !== "refused") || this.stopped) return;
     if (this.ws) { const ws = this.ws; this.ws = null; ws.onclose = null; ws.close(); }
     this.connect();
   }
@@ -216,7 +225,7 @@ export class ModalClient extends EventTarget {
     this.state = state;
     if (state === "open") { this.refusal = null; this.hostLeft = false; }
     this.emit("state", { state, attempt: this.attempt, refusal: this.refusal ?? null, retryAt: this.retryAt ?? null,
-                         hostLeft: Boolean(this.hostLeft) });
+                         hostLeft: Boolean(this.hostLeft), helloError: this.helloError ?? null });
   }
 
   emit(type, detail) { this.dispatchEvent(new CustomEvent(type, { detail })); }
@@ -229,7 +238,8 @@ export class ModalClient extends EventTarget {
 
   receive(text) {
     let message;
-    try { message = JSON.parse(text); } catch { return; }
+    try { message = JSON.parse(text); } catch { this.heard(); return; }
+    this.heard(message);
     if (message.type === "welcome") return this.welcome(message);
     if (typeof message.seq === "number") {
       if (message.seq <= this.lastSeq) return;    // already processed (resume re-sends)
@@ -244,7 +254,9 @@ export class ModalClient extends EventTarget {
           if (message.actions[index]) action.enabled = message.actions[index].enabled;
         });
         return this.emit("update", { id: message.id, actions: message.actions });
-      case "controls": return this.emit("controls", { items: message.items });
+      case "controls":
+        if (this.resync) this.resync.controls = true;
+        return this.emit("controls", { items: message.items });
       case "status": return this.emit("status", { level: message.level, text: message.text });
       case "uploadAck": return this.uploads.get(message.id)?.acknowledged(message.file, message.received);
       case "error": return this.hostError(message);
@@ -283,6 +295,7 @@ export class ModalClient extends EventTarget {
         if (this.shown.has(id) && !this.unconfirmed.has(id)) this.send({ type: "input", id, textFields });
       }
     }
+    const resent = [];
     for (const answer of this.unconfirmed.values()) {
       // A kept alert answer goes with its own text fields first: on the resume the host
       // forgot the typed password and disabled the action its rule guards, so the answer
@@ -292,18 +305,35 @@ export class ModalClient extends EventTarget {
       if (!fresh && Array.isArray(fields) && this.shown.has(answer.id)) {
         this.send({ type: "input", id: answer.id, textFields: fields });
       }
-      this.send(answer);
+      if (this.send(answer)) resent.push(answer.id);
       this.emit("answer", { id: answer.id, sent: true });
+    }
+    // Re-sent answers are watched as a live one is. The host sent `controls`, the pending
+    // `present`s and their `update`s for the hello before it read them: only the answer's
+    // `dismiss` (the host repeats it for a modal that already ended) or an `error` is a
+    // reply, else a network that dies right after the resume goes unnoticed until the next
+    // answer.
+    if (resent.length) {
+      this.awaitingReply = new Set(resent);
+      this.expectReply();
     }
   }
 
   endResync() {
     if (!this.resync) return;
-    const { seen, timer } = this.resync;
+    const { seen, timer, controls } = this.resync;
     this.resync = null;
     clearTimeout(timer);
     if (this.state !== "open") return;             // cut short by another drop: judge next time
     for (const id of [...this.shown]) if (!seen.has(id)) this.dismissed(id, "ended");
+    // With the resume's `controls` in, its `present`s came too (the host sends them at once):
+    // an answer re-sent for a modal not among them is for one that ended. The host repeats
+    // its dismiss, or says nothing once the modal is past its memory of ended ones: no
+    // reply is waited for (the page would otherwise reconnect at every resume).
+    if (controls && this.awaitingReply) {
+      for (const id of [...this.awaitingReply]) if (!seen.has(id)) this.awaitingReply.delete(id);
+      if (this.awaitingReply.size === 0) this.heard();
+    }
   }
 
   present(message) {
@@ -344,6 +374,7 @@ export class ModalClient extends EventTarget {
   hostError(message) {
     const detail = { code: message.code, message: message.message, ref: message.ref };
     this.emit("error", detail);
+    if (message.ref === "hello" && this.state !== "open" && this.ws) return this.helloRefused(message);
     if (message.code === "rate_limited" && message.ref === "upload") {
       for (const upload of this.uploads.values()) upload.throttled();
       return;
@@ -364,6 +395,24 @@ export class ModalClient extends EventTarget {
     }
   }
 
+  /** The host answered the hello with an `error` (a field it refuses, as a group over 256
+   *  bytes; a protocol it does not speak): the same hello would be refused the same way, so
+   *  the page stops trying and says why; `retryNow()` tries once more. An `unauthorized` one
+   *  (a group the token does not grant) is followed by the host's close 1008 `unauthorized`. */
+  helloRefused(message) {
+    this.helloError = { code: message.code, message: message.message || message.code };
+    if (message.code === "unauthorized") return;
+    const ws = this.ws;
+    clearTimeout(this.welcomeTimer);
+    clearTimeout(this.retryTimer);
+    ws.onclose = null;
+    ws.onmessage = null;
+    try { ws.close(1000); } catch { /* already closing */ }
+    this.ws = null;
+    this.disconnected();
+    this.setState("refused");
+  }
+
   forget(id) {
     if (this.unconfirmed.delete(id)) this.persistAnswers();
   }
@@ -379,7 +428,7 @@ export class ModalClient extends EventTarget {
     this.lastAnswered = message.id;
     this.persistAnswers();
     const sent = this.isOpen && this.send(message);
-    if (sent) this.expectReply();
+    if (sent) { this.awaitingReply?.add(message.id); this.expectReply(); }
     this.emit("answer", { id: message.id, sent });
   }
 
@@ -436,14 +485,17 @@ export class ModalClient extends EventTarget {
    * then sends the result. `onProgress({state, acked, total, error})`, state one of
    * `sending`, `paused` (offline), `failed` (the host refused; `retry()` or `cancel()`),
    * `finishing`, `done`, `cancelled`. The result (or the `failure` of `cancel()`) goes through
-   * `answer`, by default this client's `answer`.
+   * `answer`, by default this client's `answer`. `held(index, file)`: whether the bytes the
+   * host holds of file `index` (the present's `received`) are of this file; the others start
+   * at 0 (files chosen again after a reload may not be the ones that were being sent).
    * @returns {Upload}
    */
-  upload(id, files, onProgress = () => {}, answer = (message) => this.answer(message)) {
+  upload(id, files, onProgress = () => {}, answer = (message) => this.answer(message), { held = () => true } = {}) {
     this.uploads.get(id)?.stop();
     const picker = this.pickers.get(id) ?? {};
+    const received = (picker.received ?? []).filter((entry) => files[entry?.file] && held(entry.file, files[entry.file]));
     const upload = new Upload({
-      id, files, window: picker.window, received: picker.received ?? [], onProgress,
+      id, files, window: picker.window, received, onProgress,
       transport: {
         isOpen: () => this.isOpen,
         send: (message) => this.send(message),

@@ -3,6 +3,18 @@
 
 const list = (text) => text.split(/[,;]/).map((part) => part.trim()).filter(Boolean);
 
+/** What was written, as text to keep: "To: ..." lines for the one-line fields, then the body. */
+function writtenText(parts) {
+  const lines = [];
+  const blocks = [];
+  for (const [, part] of parts) {
+    const text = part.text?.() ?? "";
+    if (!part.label || !text.trim()) continue;
+    if (part.multiline) blocks.push(text); else lines.push(`${part.label}: ${text}`);
+  }
+  return [lines.join("\n"), ...blocks].filter(Boolean).join("\n\n");
+}
+
 /** A mail address as a person would type one: something, an @, a domain; no spaces. */
 export const looksLikeMailAddress = (text) => /^[^\s@,;<>"]+@[^\s@,;<>"]+$/.test(text);
 
@@ -11,7 +23,8 @@ export const looksLikeMailAddress = (text) => /^[^\s@,;<>"]+@[^\s@,;<>"]+$/.test
  * @param {{title: string, fields: (object|null)[], statuses: [string, string][],
  *          content(values: object, list: Function): object}} spec
  *   fields (null ones are left out): `{key, label, value, multiline, attributes}` for a text
- *   field, or `{key, build(ui) -> {value()}}` for a part of its own (an HTML body, attachments);
+ *   field, or `{key, label?, build(ui) -> {value(), text?()}}` for a part of its own (an HTML
+ *   body, attachments; `text()`: what the person reads and wrote there);
  *   statuses: [button title, status]
  *   check(values, list): for Send only, what keeps it from going (`{key, message}`: the field
  *   to fix and why), or null. Cancel and Save draft always go.
@@ -24,15 +37,16 @@ export function composer(ui, { title, fields, statuses, content, check = null })
   const saved = draft.load() ?? {};
   const typed = {};
   const parts = fields.filter(Boolean).map((field) => {
-    if (field.build) return [field.key, field.build(ui)];
+    if (field.build) return [field.key, { label: field.label, multiline: true, ...field.build(ui) }];
     const value = typeof saved[field.key] === "string" ? saved[field.key] : field.value;
     const input = ui.field(field.label, { value, multiline: field.multiline,
                                          attributes: { autocomplete: "off", name: field.key, ...field.attributes } });
     typed[field.key] = input;
     input.addEventListener("input", () => draft.save(Object.fromEntries(Object.entries(typed).map(([key, node]) => [key, node.value]))));
-    return [field.key, { value: () => input.value }];
+    return [field.key, { label: field.label, multiline: field.multiline, value: () => input.value, text: () => input.value }];
   });
   const values = () => Object.fromEntries(parts.map(([key, part]) => [key, part.value()]));
+  let cancelled = false;
   const answer = (index, button) => {
     const problem = statuses[index][1] === "sent" ? check?.(values(), list) : null;
     if (problem) {
@@ -40,8 +54,12 @@ export function composer(ui, { title, fields, statuses, content, check = null })
       typed[problem.key]?.focus();
       return;
     }
+    cancelled = statuses[index][1] === "cancelled";
     ui.resolve({ status: statuses[index][1], ...content(values(), list) }, button);
   };
+  // Should the host end the composer without taking it (shutting down, restarted, timed out),
+  // its notice shows what was written, to copy and keep; not after the person's own Cancel.
+  ui.unsent(() => (ui.answered && cancelled ? "" : writtenText(parts)));
   const actions = statuses.map(([name, status], index) => ({
     title: name, style: status === "cancelled" ? "cancel" : "default", enabled: true, preferred: index === statuses.length - 1,
   }));

@@ -140,6 +140,10 @@ export class DialogUI {
   /** Runs when the dialog goes away for any reason (close pop-ups, stop timers). */
   onClose(handler) { this.closeHandlers.push(handler); }
 
+  /** What the person wrote that the host has not taken (a composer's text): shown, to copy,
+   *  in the notice should the host end the modal without it. `provider()` returns "" for nothing. */
+  unsent(provider) { this.unsentText = provider; }
+
   /** A close request: the kind's cancel action, or a visible refusal. */
   cancel() {
     if (this.answered) return this.refuse("Waiting for the host to confirm your answer");
@@ -206,9 +210,33 @@ export class DialogUI {
   /** This modal's draft in session storage: {load(), save(values), clear()} (none: a no-op). */
   draft() { return this.io.draft ?? { load: () => null, save: () => {}, clear: () => {} }; }
 
-  upload(files, onProgress) { return this.io.upload(files, onProgress, (message) => this.answer(message)); }
+  upload(files, onProgress, options) { return this.io.upload(files, onProgress, (message) => this.answer(message), options); }
 
   anchor(source) { return this.io.anchor(source); }
+}
+
+/** What was written and not sent, in a notice: read-only text to select, and Copy. */
+function keptText(id, text, unsure) {
+  const note = el("p", { id: `kept-${id}`, class: "kept-note",
+                         text: unsure ? "What you wrote may not have been sent. Copy it to keep it:" : "What you wrote was not sent. Copy it to keep it:" });
+  const area = el("textarea", { class: "kept-text", readonly: true, rows: Math.min(8, text.split("\n").length + 1),
+                                "aria-labelledby": note.id });
+  area.value = text;
+  const copy = actionButton("Copy", { style: "secondary small" });
+  const done = el("span", { class: "kept-status", role: "status" });
+  copy.addEventListener("click", async () => {
+    area.focus();
+    area.select();
+    let copied = false;
+    try {
+      await navigator.clipboard.writeText(text);
+      copied = true;
+    } catch {
+      try { copied = document.execCommand("copy"); } catch { copied = false; }
+    }
+    done.textContent = copied ? "Copied." : "Selected: copy it with Ctrl+C (⌘C on a Mac).";
+  });
+  return [note, area, el("div", { class: "kept-row" }, copy, done)];
 }
 
 /** Arrow keys move focus between a row's enabled buttons. */
@@ -324,6 +352,7 @@ export function openModal(id, modal, io, layer) {
   });
   /** The modal ended without the person: say why where it was, and give the page back. */
   handle.notice = (title, text, onDone, reason = null) => {
+    const unsent = ui.unsentText?.() ?? "";      // read before the fields go
     handle.closing = true;
     for (const done of ui.closeHandlers) done();
     const ok = actionButton("OK", { preferred: true });
@@ -331,11 +360,13 @@ export function openModal(id, modal, io, layer) {
     const box = el("div", { class: "notice-body", role: "alert" }, el("h2", { id: `title-${id}`, text: title }), message);
     content.disabled = false;
     connectionLine.remove();
-    content.replaceChildren(box, el("div", { class: "actions" }, ok));
-    dialog.className = `modal notice modal-${modal.kind}`;
+    // An answer given before the host lost the session may have been taken before it did.
+    const unsure = ui.answered && (reason === "restarted" || reason === "expired");
+    content.replaceChildren(box, ...(unsent ? keptText(id, unsent, unsure) : []), el("div", { class: "actions" }, ok));
+    dialog.className = `modal notice modal-${modal.kind}${unsent ? " keeps-text" : ""}`;
     if (reason) dialog.dataset.reason = reason;
     dialog.setAttribute("role", "dialog");
-    dialog.setAttribute("aria-describedby", message.id);
+    dialog.setAttribute("aria-describedby", unsent ? `${message.id} kept-${id}` : message.id);
     dialog.close();
     dialog.show();                               // not modal: the controls work again
     ok.addEventListener("click", () => { dialog.close(); dialog.remove(); onDone?.(); });

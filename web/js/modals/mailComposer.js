@@ -23,7 +23,7 @@ registerModal("mailComposer", (modal, ui) => {
       { key: "bcc", label: "Bcc", value: joined(modal.bcc) },
       hasFrom ? { key: "from", label: "From", value: modal.from, attributes: { type: "email", autocomplete: "email", spellcheck: "false" } } : null,
       { key: "subject", label: "Subject", value: modal.subject ?? "" },
-      modal.isHTML ? { key: "body", build: (dialog) => htmlBody(dialog, modal.body ?? "") }
+      modal.isHTML ? { key: "body", label: "Body", build: (dialog) => htmlBody(dialog, modal.body ?? "") }
                    : { key: "body", label: "Body", value: modal.body ?? "", multiline: true },
       attachments?.length ? { key: "attachments", build: (dialog) => attachmentList(dialog, attachments) } : null,
     ],
@@ -82,7 +82,7 @@ function htmlBody(ui, html) {
   });
   ui.body.append(el("div", { class: "field html-field" },
     el("label", { id: labelId, for: areaId, text: "Body" }), preview, area, el("div", { class: "field-foot" }, note, edit)));
-  return { value: () => (editing && area.value !== text ? textToHTML(area.value) : html) };
+  return { value: () => (editing && area.value !== text ? textToHTML(area.value) : html), text: () => (editing ? area.value : text) };
 }
 
 function attachmentList(ui, attachments) {

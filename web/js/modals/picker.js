@@ -36,7 +36,15 @@ export function picker(ui, { title, noun, limit, accept, maxBytes, prompt }) {
   const note = el("p", { class: "picker-note" });
   const progress = el("progress", { max: 1, value: 0, hidden: true, "aria-label": "Upload progress" });
   const progressText = el("p", { class: "progress-text", role: "status", "aria-live": "polite" });
-  ui.body.append(el("div", { class: "chooser-row" }, choose, input), previews, note, progress, progressText);
+  // Which files are being sent is kept in session storage (the modal's draft, removed with its
+  // dismiss); the files themselves are not. After a reload the host presents the picker
+  // again (with what it holds of them): it says why it is empty, and the same files chosen
+  // again go on from there.
+  const record = ui.draft();
+  const kept = record.load()?.uploading;
+  let sending = Array.isArray(kept) ? kept.filter((entry) => typeof entry?.name === "string" && Number.isInteger(entry.size)) : null;
+  const stoppedLine = el("p", { class: "picker-stopped", role: "status", text: sending?.length ? stoppedText(sending) : "" });
+  ui.body.append(stoppedLine, el("div", { class: "chooser-row" }, choose, input), previews, note, progress, progressText);
 
   let files = [];
   let upload = null;
@@ -102,6 +110,7 @@ export function picker(ui, { title, noun, limit, accept, maxBytes, prompt }) {
     // Sending the new selection once more, from the start, is then what the person asked for.
     // A refused result gives the dialog back to the person (it was answered).
     if (state === "failed" && ui.answered) ui.rejected("");
+    if (state === "done" || state === "cancelled") record.clear();   // its answer is kept from here on
     if (state === "failed" && ref === "result" && replaced) {
       replaced = false;
       queueMicrotask(() => upload?.retry());
@@ -140,7 +149,13 @@ export function picker(ui, { title, noun, limit, accept, maxBytes, prompt }) {
   });
 
   function send() {
-    upload = ui.upload(files, show);
+    // What the host holds of a file is used only for the same file (name and size) at the same place.
+    const before = sending;
+    const held = (index, file) => !before || (before[index]?.name === file.name && before[index]?.size === file.size);
+    sending = files.map((file) => ({ name: file.name, size: file.size }));
+    record.save({ uploading: sending });
+    stoppedLine.textContent = "";
+    upload = ui.upload(files, show, { held });
   }
 
   function cancel() {
@@ -154,6 +169,15 @@ export function picker(ui, { title, noun, limit, accept, maxBytes, prompt }) {
   }
   ui.onCancel(cancel);
   ui.onClose(() => upload?.stop());
+}
+
+/** Why a picker shown again after a reload is empty: the files being sent, by name. */
+function stoppedText(files) {
+  const names = files.slice(0, 3).map((file) => `“${file.name}”`);
+  if (files.length > 3) names.push(`${files.length - 3} more`);
+  const list = names.length > 1 ? `${names.slice(0, -1).join(", ")} and ${names.at(-1)}` : names[0];
+  const again = files.length > 1 ? "the files" : "the file";
+  return `The upload of ${list} stopped when the page was reloaded: choose ${again} again to continue.`;
 }
 
 /** What a chooser's `accept` lets through, in words ("images or videos"); null: anything. */
