@@ -205,8 +205,8 @@ public final class KioskApp: @unchecked Sendable {
         guard contents.count <= limit, total <= maxBytes else {
             return model.uploadFailed(
                 id: id,
-                error: "At most \(limit) file(s) and \(KioskUpload.format(maxBytes)); these are "
-                    + "\(contents.count) file(s), \(KioskUpload.format(total)).")
+                error: "Up to \(Self.files(limit)), \(KioskUpload.format(maxBytes)) in all; these are "
+                    + "\(Self.files(contents.count)), \(KioskUpload.format(total)).")
         }
         let files = contents.map { path, data in
             let name = (path as NSString).lastPathComponent
@@ -258,4 +258,9 @@ private let resizeHandler = Locked<Boxed<@Sendable () -> Void>?>(nil)
 
 private func kioskResized() {
     resizeHandler.withLock { $0 }?.value()
+}
+
+extension KioskApp {
+    /// "1 file", "3 files": the picker's note says the limit the same way.
+    static func files(_ count: Int) -> String { count == 1 ? "1 file" : "\(count) files" }
 }

@@ -520,7 +520,7 @@ struct KioskTruthfulScreenTests {
         type("/tmp/big.jpg", into: &model)
         _ = model.press(.tab)
         #expect(model.press(.enter) == [.upload(id: "m1", paths: ["/tmp/big.jpg"])])
-        let tooLarge = "At most 2 file(s) and 10.5 MB; these are 1 file(s), 20.0 MB."
+        let tooLarge = "Up to 2 files, 10.5 MB in all; these are 1 file, 20.0 MB."
         model.uploadFailed(id: "m1", error: tooLarge)
         #expect(screen(model).contains { $0.contains(tooLarge) })
         // Back to the path (Up is harmless if the focus is there already), another file.
