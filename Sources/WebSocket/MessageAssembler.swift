@@ -92,12 +92,8 @@ struct MessageAssembler {
 /// Service-thread confined, like the dictionary that holds it.
 final class AssemblerBox {
     var assembler: MessageAssembler
-    /// The connection's outgoing queue, so that a message received marks it heard from
-    /// without another lookup (its fields are used under the loop's `shared` lock).
-    let queue: OutgoingQueue
 
-    init(_ assembler: MessageAssembler, queue: OutgoingQueue) {
+    init(_ assembler: MessageAssembler) {
         self.assembler = assembler
-        self.queue = queue
     }
 }

@@ -41,6 +41,16 @@ struct OutgoingBudget {
         bytes += delta
     }
 
+    /// Whether `payload` is counted once however many queues hold it.
+    static func isShared(_ payload: OutgoingPayload) -> Bool { sharedKey(payload) != nil }
+
+    /// What dropping one queued item holding `payload` would give back: nothing while
+    /// another queue still holds the same buffer.
+    func freed(byDropping payload: OutgoingPayload) -> Int {
+        guard let key = Self.sharedKey(payload) else { return payload.byteCount }
+        return holders[key] == 1 ? payload.byteCount : 0
+    }
+
     /// Counts one queued item holding `payload` as gone (written or dropped).
     mutating func release(_ payload: OutgoingPayload) {
         guard let key = Self.sharedKey(payload) else {

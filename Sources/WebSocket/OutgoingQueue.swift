@@ -71,38 +71,73 @@ final class OutgoingQueue {
     private var items: [OutgoingItem] = []
     private var head = 0
     private(set) var closing = false
-    /// Since when (monotonic nanoseconds) the connection's socket has been full: lws holds
-    /// bytes of ours it could not send. Set and cleared by the service thread; read when
-    /// the host-wide budget must cut someone (a full socket goes first).
-    private(set) var blockedSince: UInt64?
+    /// Whether the connection's socket is full: lws holds bytes of ours it could not send.
+    /// Set and cleared by the service thread; read when the host-wide budget must cut.
+    private(set) var blocked = false
     /// Bytes handed to lws that its socket did not take, at most: lws keeps a copy of the
     /// unsent rest of a write, which the budget counts until the socket drains.
     private(set) var heldByLibrary = 0
 
-    /// When the client was last heard from: the loop's received-message count then (0:
-    /// never since its upgrade). Breaks a tie when the budget must cut someone.
-    var lastHeard = 0
+    /// Bytes of queued payloads the budget counts once however many queues hold them (a
+    /// session's broadcasts).
+    private(set) var sharedBytes = 0
 
     /// What this connection holds up: its queue and what lws keeps for it.
     var heldBytes: Int { bytes + heldByLibrary }
 
-    /// The socket filled at `now` with at most `bytes` of a write left with lws.
-    func blocked(at now: UInt64, holding bytes: Int, budget: inout OutgoingBudget) {
-        if blockedSince == nil { blockedSince = now }
+    /// What it holds that no other connection shares: its own frames and what lws keeps.
+    var ownBytes: Int { bytes - sharedBytes + heldByLibrary }
+
+    /// What cutting it would give back to the budget now.
+    func freeable(in budget: OutgoingBudget) -> Int {
+        var total = heldByLibrary
+        for item in items[head...] {
+            if case .message(let message) = item { total += budget.freed(byDropping: message) }
+        }
+        return total
+    }
+
+    /// The connection's socket (-1: none known), to ask the kernel what its client took.
+    let socket: Int32
+    /// What the peer had acknowledged when the socket filled (`SocketProgress`).
+    private(set) var acknowledgedWhenFilled: UInt64?
+    /// When (monotonic nanoseconds) the socket filled, if it is full.
+    private(set) var filledAt: UInt64?
+
+    /// Whether the client took anything since its socket filled: a full socket whose client
+    /// reads, however slowly. Asks the kernel (a system call); false when it cannot say.
+    func readsWhileFull() -> Bool {
+        guard blocked, let before = acknowledgedWhenFilled,
+            let now = SocketProgress.bytesAcknowledged(socket)
+        else { return false }
+        return now > before
+    }
+
+    /// The socket filled at `now` with at most `bytes` of a write left with lws; its peer had
+    /// then acknowledged `acknowledged` bytes.
+    func filled(at now: UInt64, holding bytes: Int, acknowledged: UInt64?, budget: inout OutgoingBudget) {
+        if !blocked {
+            acknowledgedWhenFilled = acknowledged
+            filledAt = now
+        }
+        blocked = true
         budget.chargeUnshared(bytes - heldByLibrary)
         heldByLibrary = bytes
     }
 
     /// The socket took everything lws held.
     func drained(budget: inout OutgoingBudget) {
-        blockedSince = nil
+        blocked = false
+        filledAt = nil
         budget.chargeUnshared(-heldByLibrary)
         heldByLibrary = 0
     }
 
-    init(limit: Int, wsi: OpaquePointer? = nil) {
+    /// - Parameter socket: The connection's socket descriptor, or -1.
+    init(limit: Int, wsi: OpaquePointer? = nil, socket: Int32 = -1) {
         self.limit = limit
         self.wsi = wsi
+        self.socket = socket
     }
 
     var isEmpty: Bool { head >= items.count }
@@ -115,6 +150,7 @@ final class OutgoingQueue {
                 return overflow(reason: "outgoing queue limit", budget: &budget)
             }
             bytes += message.byteCount
+            if OutgoingBudget.isShared(message) { sharedBytes += message.byteCount }
             budget.charge(message)
         case .close:
             closing = true
@@ -147,6 +183,7 @@ final class OutgoingQueue {
         items.removeAll()
         head = 0
         bytes = 0
+        sharedBytes = 0
     }
 
     /// The next item, left in the queue.
@@ -164,6 +201,7 @@ final class OutgoingQueue {
         }
         if case .message(let message) = item {
             bytes -= message.byteCount
+            if OutgoingBudget.isShared(message) { sharedBytes -= message.byteCount }
             budget.release(message)
         }
         return item

@@ -50,7 +50,7 @@ extension ServiceLoop {
         var wasEmpty = true
         var wsi: OpaquePointer?
         // Connections cut to make room in the host-wide budget (see `makeRoom`).
-        var evicted: [ConnectionID] = []
+        var evicted: [BudgetCut] = []
         let result: OutgoingQueue.AppendResult? = shared.withLock { shared in
             guard let queue = shared.queues[id] else { return nil }
             wasEmpty = queue.isEmpty
@@ -78,9 +78,7 @@ extension ServiceLoop {
             }
             return result
         }
-        for other in evicted {
-            logger.warning("connection \(other): cut to make room in a full host outgoing budget, closing with 1008")
-        }
+        for cut in evicted { logger.warning("\(cut)") }
         if !evicted.isEmpty { wake() }
         guard let result else { return false }
         if direct, result == .queued {
@@ -99,69 +97,141 @@ extension ServiceLoop {
     /// exceeded, a connection is cut with 1008 and its frames dropped. Returns false when
     /// the sender itself is the one to cut.
     ///
-    /// Who is cut: first a connection whose socket has been full (lws holds bytes of ours
-    /// it could not send) for `stalledNanoseconds` or more: its client stopped reading or
-    /// cannot keep up; then any other. Within each, the one holding the most bytes (its
-    /// queue and what lws keeps for it); on a tie, the one heard from least recently, and
-    /// never the sender. Simpler rules failed: the most bytes alone let a burst to many
-    /// connections at once cut a reader, which held as much at that instant as clients
-    /// that had stopped reading long before (whose bytes sat in their sockets); "full the
-    /// longest" let a slow reader be cut for a client that stopped a moment later holding
-    /// eight times its bytes, and let a reader whose socket was full for a millisecond, as
-    /// a big message went out, be cut before a session's stalled connections; cutting
-    /// whoever asked next let clients that stop reading get healthy ones disconnected.
+    /// Who is cut: first a stalled connection, one whose socket has been full (lws holds
+    /// bytes of ours it could not send) for `stallObservationNanoseconds` and whose client
+    /// has taken nothing since it filled (its TCP acknowledged no byte more:
+    /// `SocketProgress`) while its socket holds bytes it has not acknowledged, the one full
+    /// the longest first; then any
+    /// other, a slow reader included, the one holding the most first: its bytes no other
+    /// connection shares, what lws keeps for it, and what its socket holds that the client
+    /// has not acknowledged (kernel memory). Never the sender on a tie. A connection whose
+    /// cut would give nothing back (all it holds is shared with connections that keep it)
+    /// is passed over.
+    ///
+    /// Simpler rules failed against attacks. What the host sees of its own queues cannot
+    /// tell a slow reader from a client that stopped, nor a prompt reader whose socket is
+    /// full for a millisecond from one full for good; the kernel's count of acknowledged
+    /// bytes can, as a client that does not read cannot make it move. The most bytes alone
+    /// let a burst to many connections at once cut a reader, which held as much at that
+    /// instant as clients that had stopped reading long before (whose bytes sat in their
+    /// sockets); "full the longest" let a slow reader be cut for a client that stopped a
+    /// moment later holding eight times its bytes; ranking by bytes before behaviour let a
+    /// prompt reader whose socket was full for a few milliseconds (lws holding a 55 KB
+    /// status) be cut before stalled clients; counting a session's broadcast in each
+    /// holder's bytes, with "heard from least recently" on a tie, cut the quiet second tab
+    /// of a reading session (freeing nothing: its first tab held the same buffer) for
+    /// chatty stalled clients; cutting whoever asked next let clients that stop reading get
+    /// healthy ones cut.
     static func makeRoom(
         for payload: OutgoingPayload, sender: ConnectionID, in shared: inout Shared, budget: Int,
-        cut: inout [ConnectionID]
+        cut: inout [BudgetCut], observe: (OutgoingQueue) -> ClientProgress = ClientProgress.init(asking:)
     ) -> Bool {
         var now: UInt64 = 0
+        var passedOver: Set<ConnectionID> = []
+        // Asked once per connection per call: system calls.
+        var observed: [ConnectionID: ClientProgress] = [:]
         while shared.budget.bytes + shared.budget.cost(of: payload) > budget {
             if now == 0 { now = DispatchTime.now().uptimeNanoseconds }
             // O(connections), only when the budget is full.
-            guard let (id, queue) = cutCandidate(in: shared.queues, sender: sender, now: now), id != sender else {
-                return false
+            var best: (id: ConnectionID, queue: OutgoingQueue, rank: CutRank)?
+            for (id, queue) in shared.queues where !queue.closing && queue.heldBytes > 0 {
+                if !passedOver.isEmpty, passedOver.contains(id) { continue }
+                let progress = observed[id] ?? observe(queue)
+                observed[id] = progress
+                let rank = CutRank(queue: queue, progress: progress, now: now, isSender: id == sender)
+                if best.map({ rank.goesBefore($0.rank) }) ?? true { best = (id, queue, rank) }
             }
+            guard let (id, queue, rank) = best, id != sender else { return false }
+            guard queue.freeable(in: shared.budget) > 0 else {
+                passedOver.insert(id)
+                continue
+            }
+            cut.append(BudgetCut(id: id, rank: rank))
             _ = queue.overflow(reason: "host outgoing budget", budget: &shared.budget)
             shared.wake.append(id)
             shared.slowConsumers.append(id)
             shared.stats.slowConsumers += 1
-            cut.append(id)
         }
         return true
     }
 
-    /// How long a socket stays full before its connection counts as stalled: a reader's
-    /// socket is full for milliseconds while a big message goes out.
-    static var stalledNanoseconds: UInt64 { 1_000_000_000 }
+    /// What the kernel says of a connection's client.
+    struct ClientProgress {
+        /// Its socket is full and its client took bytes since it filled.
+        let readsWhileFull: Bool
+        /// Bytes in its socket the client has not acknowledged (kernel memory it holds up).
+        let unacknowledged: Int
 
-    /// The connection to cut for the budget (see `makeRoom`).
-    static func cutCandidate(
-        in queues: [ConnectionID: OutgoingQueue], sender: ConnectionID,
-        now: UInt64 = DispatchTime.now().uptimeNanoseconds
-    ) -> (ConnectionID, OutgoingQueue)? {
-        var best: (id: ConnectionID, queue: OutgoingQueue)?
-        for (id, queue) in queues where !queue.closing && queue.heldBytes > 0 {
-            guard let current = best else {
-                best = (id, queue)
-                continue
-            }
-            if goesFirst((id, queue), before: current, sender: sender, now: now) { best = (id, queue) }
+        init(readsWhileFull: Bool, unacknowledged: Int) {
+            self.readsWhileFull = readsWhileFull
+            self.unacknowledged = unacknowledged
         }
-        return best
+
+        /// Asks the kernel (system calls) about `queue`'s socket.
+        init(asking queue: OutgoingQueue) {
+            readsWhileFull = queue.readsWhileFull()
+            unacknowledged = SocketProgress.bytesUnacknowledged(queue.socket) ?? 0
+        }
     }
 
-    private static func goesFirst(
-        _ one: (id: ConnectionID, queue: OutgoingQueue), before other: (id: ConnectionID, queue: OutgoingQueue),
-        sender: ConnectionID, now: UInt64
-    ) -> Bool {
-        func stalled(_ queue: OutgoingQueue) -> Bool {
-            guard let since = queue.blockedSince else { return false }
-            return now >= since && now - since >= stalledNanoseconds
+    /// How long a socket must have been full before "its client took nothing since" counts:
+    /// lws sends a big message 4 KiB at a time, so a prompt reader's socket is full for a
+    /// moment at each one, before its client could take any of it.
+    static var stallObservationNanoseconds: UInt64 { 10_000_000 }
+
+    /// Where a connection stands in the order of `makeRoom`'s cuts.
+    struct CutRank {
+        /// Its socket has been full for `stallObservationNanoseconds` or more and its client
+        /// took nothing since it filled.
+        let stalled: Bool
+        /// Its bytes of its own plus what its socket holds unacknowledged.
+        let holds: Int
+        /// What its socket holds unacknowledged (for the log).
+        let unacknowledged: Int
+        let isSender: Bool
+        /// For the log: how long its socket has been full, if it is.
+        let fullMilliseconds: Int?
+
+        /// How long its socket has been full, if it is.
+        let fullFor: UInt64?
+
+        init(queue: OutgoingQueue, progress: ClientProgress, now: UInt64, isSender: Bool) {
+            fullFor = queue.blocked ? queue.filledAt.map { now >= $0 ? now - $0 : 0 } ?? 0 : nil
+            // NB: "nothing acknowledged since" means the client is not reading only while its
+            // socket holds bytes it has not acknowledged: with none there, lws has simply not
+            // sent it more yet (a busy loop), and the client took all it was given.
+            stalled =
+                (fullFor ?? 0) >= ServiceLoop.stallObservationNanoseconds && progress.unacknowledged > 0
+                && !progress.readsWhileFull
+            holds = queue.ownBytes + progress.unacknowledged
+            unacknowledged = progress.unacknowledged
+            self.isSender = isSender
+            fullMilliseconds = fullFor.map { Int($0 / 1_000_000) }
         }
-        if stalled(one.queue) != stalled(other.queue) { return stalled(one.queue) }
-        if one.queue.heldBytes != other.queue.heldBytes { return one.queue.heldBytes > other.queue.heldBytes }
-        if one.queue.lastHeard != other.queue.lastHeard { return one.queue.lastHeard < other.queue.lastHeard }
-        return other.id == sender
+
+        func goesBefore(_ other: CutRank) -> Bool {
+            if stalled != other.stalled { return stalled }
+            if stalled, let fullFor, let otherFullFor = other.fullFor, fullFor != otherFullFor {
+                return fullFor > otherFullFor
+            }
+            if holds != other.holds { return holds > other.holds }
+            return other.isSender && !isSender
+        }
+    }
+
+    /// A connection the budget cut, with what made it the one (for the log).
+    struct BudgetCut: CustomStringConvertible {
+        let id: ConnectionID
+        let rank: CutRank
+
+        var description: String {
+            let socket =
+                rank.fullMilliseconds.map {
+                    "socket full for \($0) ms" + (rank.stalled ? ", its client reading nothing" : "")
+                } ?? "socket not full"
+            return "connection \(id): cut to make room in a full host outgoing budget (\(socket), holding "
+                + "\(rank.holds) bytes, \(rank.unacknowledged) of them unread in its socket), closing with 1008"
+        }
     }
 
     func receive(_ wsi: OpaquePointer, _ input: UnsafeMutableRawPointer?, _ length: Int) -> Int32 {
@@ -180,10 +250,7 @@ extension ServiceLoop {
         case .incomplete:
             return 0
         case .message(let message):
-            shared.withLock { shared in
-                shared.stats.messagesReceived += 1
-                box.queue.lastHeard = shared.stats.messagesReceived
-            }
+            shared.withLock { $0.stats.messagesReceived += 1 }
             handlers.message(id, message)
             return 0
         case .tooLarge:
@@ -302,10 +369,11 @@ extension ServiceLoop {
     func holdInputWhileBuffered(_ wsi: OpaquePointer, _ id: ConnectionID, wrote bytes: Int) {
         guard case .server = role, lws_partial_buffered(wsi) != 0, !serviceThreadRxPaused.contains(id) else { return }
         serviceThreadRxPaused.insert(id)
+        let acknowledged = SocketProgress.bytesAcknowledged(Int32(lws_get_socket_fd(wsi)))
         let now = DispatchTime.now().uptimeNanoseconds
-        var cut: [ConnectionID] = []
+        var cut: [BudgetCut] = []
         shared.withLock { shared in
-            shared.queues[id]?.blocked(at: now, holding: bytes, budget: &shared.budget)
+            shared.queues[id]?.filled(at: now, holding: bytes, acknowledged: acknowledged, budget: &shared.budget)
             // What lws keeps may take the budget past its bound with no message being
             // queued: make room now, as a send would (no connection is the sender).
             if shared.budget.bytes > maxOutgoingBytes {
@@ -313,9 +381,7 @@ extension ServiceLoop {
                     for: .utf8([]), sender: ConnectionID(rawValue: 0), in: &shared, budget: maxOutgoingBytes, cut: &cut)
             }
         }
-        for other in cut {
-            logger.warning("connection \(other): cut to make room in a full host outgoing budget, closing with 1008")
-        }
+        for cut in cut { logger.warning("\(cut)") }
         if !cut.isEmpty { wake() }
         lws_rx_flow_control(wsi, 0)
     }

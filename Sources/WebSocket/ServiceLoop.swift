@@ -408,16 +408,16 @@ final class ServiceLoop: @unchecked Sendable {
     }
 
     func opened(_ id: ConnectionID, _ wsi: OpaquePointer, _ info: ConnectionInfo) {
+        let descriptor = Int32(lws_get_socket_fd(wsi))
         serviceThreadWSIs[id] = wsi
-        let queue = OutgoingQueue(limit: queueLimit, wsi: wsi)
-        serviceThreadAssemblers[id] = AssemblerBox(MessageAssembler(limit: maxMessageBytes), queue: queue)
+        serviceThreadAssemblers[id] = AssemblerBox(MessageAssembler(limit: maxMessageBytes))
         if case .server = role {
             serviceThreadClientAddress[id] = info.clientAddress
             serviceThreadAddressCounts[info.clientAddress, default: 0] += 1
             capSendBuffer(wsi)
         }
         let stopping = shared.withLock { shared -> Bool in
-            shared.queues[id] = queue
+            shared.queues[id] = OutgoingQueue(limit: queueLimit, wsi: wsi, socket: descriptor)
             shared.stats.openConnections += 1
             shared.stats.acceptedConnections += 1
             return shared.stopping
