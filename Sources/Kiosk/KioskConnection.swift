@@ -321,7 +321,10 @@ public final class KioskConnection: Sendable {
         switch event {
         case .opened:
             var hello = self.hello
-            hello.resumeSession = state.withLock { $0.session }
+            // With the last seq processed: the host sends again the statuses after it.
+            (hello.resumeSession, hello.resumeLastSeq) = state.withLock { state in
+                (state.session, state.session == nil || state.lastSeq == 0 ? nil : state.lastSeq)
+            }
             connector.send(ClientMessage.hello(hello).encode(), attempt: attempt)
         case .text(let text):
             received(text, attempt: attempt)

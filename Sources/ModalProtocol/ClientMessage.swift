@@ -35,6 +35,9 @@ public struct Hello: Sendable, Equatable {
     public var token: String?
     /// The session to resume, if any.
     public var resumeSession: String?
+    /// With `resumeSession`: the highest `seq` the client processed, so that the host can send
+    /// again the statuses it sent after it (the client's connection may have died with them).
+    public var resumeLastSeq: Int?
 
     /// Creates a hello.
     /// - Parameters:
@@ -43,15 +46,17 @@ public struct Hello: Sendable, Equatable {
     ///   - capabilities: The kinds it can show.
     ///   - token: The access token.
     ///   - resumeSession: The session to resume.
+    ///   - resumeLastSeq: The highest `seq` processed in that session.
     public init(
         protocolVersion: Int = 1, client: ClientDescription, capabilities: [String], token: String? = nil,
-        resumeSession: String? = nil
+        resumeSession: String? = nil, resumeLastSeq: Int? = nil
     ) {
         self.protocolVersion = protocolVersion
         self.client = client
         self.capabilities = capabilities
         self.token = token
         self.resumeSession = resumeSession
+        self.resumeLastSeq = resumeLastSeq
     }
 }
 
@@ -170,7 +175,8 @@ public enum ClientMessage: Sendable, Equatable {
                         name: try client.optionalString("name", maxLength: ClientDescription.maxNameBytes) ?? "",
                         group: try client.optionalString("group", maxLength: ClientDescription.maxNameBytes)),
                     capabilities: try fields.optionalStrings("capabilities") ?? [],
-                    token: try fields.optionalString("token"), resumeSession: try resume?.string("session")))
+                    token: try fields.optionalString("token"), resumeSession: try resume?.string("session"),
+                    resumeLastSeq: try resume?.optionalInt("lastSeq", in: 0...Int(Int32.max))))
         case "result":
             return .result(id: try fields.string("id"), value: try fields.value("value"))
         case "failure":
@@ -222,6 +228,10 @@ public enum ClientMessage: Sendable, Equatable {
             if let session = hello.resumeSession {
                 writer.raw(",\"resume\":{\"session\":")
                 writer.string(session)
+                if let lastSeq = hello.resumeLastSeq {
+                    writer.raw(",\"lastSeq\":")
+                    writer.int(lastSeq)
+                }
                 writer.raw("}")
             }
         case .result(let id, let value):

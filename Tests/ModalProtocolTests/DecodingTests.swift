@@ -68,6 +68,24 @@ struct DecodingTests {
         } throws: { ($0 as? ProtocolError)?.message == "field 'client.group' is too long (at most 256 bytes)" }
     }
 
+    @Test func aResumeCarriesTheLastSeqTheClientProcessed() throws {
+        let hello = Hello(
+            client: ClientDescription(kind: "browser", name: "ann"), capabilities: ["alert"], resumeSession: "s1",
+            resumeLastSeq: 41)
+        let encoded = ClientMessage.hello(hello).encode()
+        #expect(encoded.contains("\"resume\":{\"session\":\"s1\",\"lastSeq\":41}"))
+        #expect(try ClientMessage.decode(encoded) == .hello(hello))
+        // Optional: a resume without it decodes as before; a bad one is refused.
+        let plain = try ClientMessage.decode(
+            "{\"type\":\"hello\",\"protocol\":1,\"client\":{\"name\":\"a\"},\"resume\":{\"session\":\"s1\"}}")
+        guard case .hello(let decoded) = plain else { Issue.record("not a hello"); return }
+        #expect(decoded.resumeLastSeq == nil && decoded.resumeSession == "s1")
+        #expect(throws: ProtocolError.self) {
+            _ = try ClientMessage.decode(
+                "{\"type\":\"hello\",\"protocol\":1,\"client\":{},\"resume\":{\"session\":\"s\",\"lastSeq\":-1}}")
+        }
+    }
+
     @Test func unknownFieldsAreIgnored() throws {
         let message = try ClientMessage.decode("{\"type\":\"event\",\"control\":\"signIn\",\"future\":{\"x\":[1]}}")
         #expect(message == .event(control: "signIn"))

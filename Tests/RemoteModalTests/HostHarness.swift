@@ -56,12 +56,19 @@ final class HostHarness: Sendable {
     /// including timers those schedule from the host's executor on the way (a chain of
     /// held upload acknowledgements): the clock's loop cannot see a timer the executor
     /// has not scheduled yet, so it runs again after each settle until none is due.
+    ///
+    /// One second at a time: a timer that a due action re-schedules from the executor (the
+    /// host's trim, every 10 s) is scheduled from the time it ran at, not from a clock that
+    /// already jumped to the target (that made `UploadTests`' stalled-upload check flaky: the
+    /// trim at 10 s re-scheduled itself after 55 s, and the one at 40 s never ran).
     func advance(seconds: Int) {
-        let target = clock.clock + seconds
-        repeat {
-            clock.advanceTo(target)
-            settle()
-        } while clock.hasActions(upTo: target)
+        for _ in 0..<seconds {
+            let target = clock.clock + 1
+            repeat {
+                clock.advanceTo(target)
+                settle()
+            } while clock.hasActions(upTo: target)
+        }
     }
 }
 

@@ -374,6 +374,6 @@ struct UploadTests {
         harness.advance(seconds: 45)
         let late = picker("10.0.0.66", "again")
         start(late, size: 250_000)
-        #expect(late.errors.isEmpty)
+        #expect(late.errors.isEmpty, "\(late.frames.suffix(2))")
     }
 }

@@ -17,7 +17,7 @@ class ProtocolClient:
 
     @classmethod
     async def open(cls, url, name="py", group=None, capabilities=CAPABILITIES, resume=None, token=None,
-                   affinity=None, source=None):
+                   affinity=None, source=None, last_seq=None):
         """`source`: the local address to connect from (another loopback address is
         another client to the host)."""
         if affinity:
@@ -31,6 +31,8 @@ class ProtocolClient:
             hello["client"]["group"] = group
         if resume:
             hello["resume"] = {"session": resume}
+            if last_seq is not None:
+                hello["resume"]["lastSeq"] = last_seq
         if token:
             hello["token"] = token
         await client.send(hello)

@@ -109,6 +109,58 @@ def test_resume_after_dropped_connection_and_duplicate_answers(demo_host):
     run(scenario())
 
 
+def test_statuses_after_the_last_seq_a_client_processed_come_again_on_its_resume(demo_host):
+    # A network that stalls, then comes back: the status went out on the dead connection.
+    # The resume names the last seq the client processed; the host sends the statuses after
+    # it again (new seqs, after the pending modals). Without lastSeq (older clients, a
+    # reloaded page) nothing is sent again.
+    async def scenario():
+        client = await ProtocolClient.open(demo_host.url)
+        await client.tap("signIn")
+        present = await client.expect("present")
+        processed = present["seq"]
+        await client.send({"type": "result", "id": present["id"], "value": {"action": 0, "textFields": ["", ""]}})
+        await asyncio.sleep(0.3)  # the dismiss and the status go out; this client never reads them
+        client.ws.transport.abort()
+        await asyncio.sleep(0.2)
+        again = await ProtocolClient.open(demo_host.url, resume=client.session, last_seq=processed)
+        assert again.welcome["resumed"] is True
+        status = await again.expect("status")
+        assert (status["level"], status["text"]) == ("info", "Sign in cancelled") and status["seq"] > processed
+        again.ws.transport.abort()
+        await asyncio.sleep(0.2)
+        plain = await ProtocolClient.open(demo_host.url, resume=client.session)
+        assert plain.welcome["resumed"] is True
+        with pytest.raises(asyncio.TimeoutError):
+            await plain.expect("status", timeout=0.5)
+        await plain.close()
+    run(scenario())
+
+
+def test_a_resume_naming_another_group_starts_a_new_session_in_that_group(demo_host):
+    # A tab whose address gained ?group= resumed its old session and stayed alone in its old
+    # group (its approval reached nobody).
+    async def scenario():
+        group = "join-" + os.urandom(4).hex()
+        alone = await ProtocolClient.open(demo_host.url, name="alice")
+        await alone.close()
+        joined = await ProtocolClient.open(demo_host.url, name="alice", group=group, resume=alone.session)
+        assert joined.welcome["resumed"] is False and joined.session != alone.session
+        bob = await ProtocolClient.open(demo_host.url, name="bob", group=group)
+        await joined.tap("approve")
+        await joined.expect("present")
+        asked = await bob.expect("present")
+        assert asked["modal"]["message"] == "alice asks for approval"
+        # The same group resumes as before.
+        joined.ws.transport.abort()
+        await asyncio.sleep(0.2)
+        back = await ProtocolClient.open(demo_host.url, name="alice", group=group, resume=joined.session)
+        assert back.welcome["resumed"] is True
+        await back.close()
+        await bob.close()
+    run(scenario())
+
+
 def test_closing_the_sign_in_alert_without_a_button_is_a_cancel(demo_host):
     # Escape in a client: `failure` `cancelled`, which the demo reports as the Cancel button does.
     async def scenario():

@@ -128,7 +128,10 @@ export class ModalClient extends EventTarget {
     ws.onopen = () => {
       const hello = { type: "hello", protocol: 1, client: this.client, capabilities: this.capabilities };
       if (this.token) hello.token = this.token;
-      if (this.session) hello.resume = { session: this.session };
+      // lastSeq: the host sends again the statuses after it (they may have died with the
+      // old connection). None after a reload: what this page showed before is not known, and
+      // old notices would come back.
+      if (this.session) hello.resume = this.lastSeq > 0 ? { session: this.session, lastSeq: this.lastSeq } : { session: this.session };
       ws.send(JSON.stringify(hello));
     };
     ws.onmessage = (event) => this.receive(event.data);

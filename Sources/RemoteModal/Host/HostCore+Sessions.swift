@@ -91,7 +91,12 @@ extension HostCore {
     /// Sends a status notice to a session.
     func notify(_ sessionID: String, _ text: String, _ level: StatusLevel) {
         guard let session = sessions[sessionID], session.alive else { return }
-        broadcast(session) { .status(seq: $0, level: level, text: text) }
+        let seq = session.takeSeq()
+        send(HostMessage.status(seq: seq, level: level, text: text).encodeUTF8(), to: session)
+        if text.utf8.count <= RecentStatus.maxTextBytes {
+            if session.recentStatuses.count == RecentStatus.kept { session.recentStatuses.removeFirst() }
+            session.recentStatuses.append(RecentStatus(seq: seq, level: level, text: text))
+        }
         // Statuses may quote what people typed (an e-mail address): never at info.
         logger.debug("session \(session.shortID): status \(level.rawValue) \(logSafe(text))")
     }

@@ -261,8 +261,11 @@ final class HostCore: @unchecked Sendable {
         if let name = grant.name { client.name = name }
         connection.helloTimer?.dispose()
         connection.helloTimer = nil
+        // A group is part of a session's identity (flows read it from `Session.client`, which
+        // is the first hello's): a resume naming another group starts a new session in that
+        // group instead (a tab whose address gained ?group= stayed alone in its old one).
         if let resumeID = hello.resumeSession, let session = sessions[resumeID], session.alive,
-            session.grant == grant.key
+            session.grant == grant.key, session.client.group == client.group
         {
             session.retentionTimer?.dispose()
             session.retentionTimer = nil
@@ -294,6 +297,15 @@ final class HostCore: @unchecked Sendable {
                 transport.send(present.encode(), to: connection.id)
             }
             for presentation in changed { sendUpdate(presentation) }
+            // Statuses sent after what the client processed may have died with its old
+            // connection (a network that stalls, then comes back): send them again, with
+            // new `seq`s, after the pending modals.
+            if let lastSeq = hello.resumeLastSeq {
+                for status in session.recentStatuses where status.seq > lastSeq {
+                    let again = HostMessage.status(seq: session.takeSeq(), level: status.level, text: status.text)
+                    transport.send(again.encode(), to: connection.id)
+                }
+            }
             return nil
         }
         // The client's address (behind a trusted proxy, from X-Forwarded-For), not the proxy's.

@@ -51,6 +51,9 @@ final class SessionState: @unchecked Sendable {
     var pendingOrder: [String] = []
     var pending: [String: Presentation] = [:]
     var controls: [ControlItem] = []
+    /// The latest statuses (at most `RecentStatus.kept`), sent again on a resume to a client
+    /// that had not processed them (`resume.lastSeq`).
+    var recentStatuses: [RecentStatus] = []
     /// The last two distinct controls lists and their encoded `items`, newest first: a
     /// flow's controls flip between idle and busy, and encoding every item each time was a
     /// tenth of the demo cycle.
@@ -303,4 +306,15 @@ final class Presentation: @unchecked Sendable {
             return action
         }
     }
+}
+
+/// A status the host sent to a session, kept to send again after a resume.
+struct RecentStatus {
+    /// How many a session keeps, and the longest text kept (longer ones are not sent again).
+    static var kept: Int { 8 }
+    static var maxTextBytes: Int { 2_048 }
+
+    let seq: Int
+    let level: StatusLevel
+    let text: String
 }
