@@ -73,16 +73,21 @@ public struct ReconnectPolicy: Sendable, Equatable {
     public var cap: Double
     /// How long an open connection may go without a `welcome` before it counts as failed.
     public var welcomeTimeout: Double
+    /// How long a connection may stay silent after an answer or an upload chunk (the host
+    /// answers each at once) before it counts as dead: a network that dies without closing.
+    public var replyTimeout: Double
 
     /// Creates a policy.
     /// - Parameters:
     ///   - base: The first delay's ceiling.
     ///   - cap: The longest delay.
     ///   - welcomeTimeout: Seconds from an attempt's start to its `welcome`.
-    public init(base: Double = 0.25, cap: Double = 3, welcomeTimeout: Double = 10) {
+    ///   - replyTimeout: Seconds of silence after an answer or a chunk before giving up.
+    public init(base: Double = 0.25, cap: Double = 3, welcomeTimeout: Double = 10, replyTimeout: Double = 10) {
         self.base = base
         self.cap = cap
         self.welcomeTimeout = welcomeTimeout
+        self.replyTimeout = replyTimeout
     }
 
     /// The delay before the next attempt.
@@ -204,6 +209,10 @@ public final class KioskConnection: Sendable {
         var unconfirmed: [String: ClientMessage] = [:]
         var order: [String] = []
         var stopped = false
+        /// Bumped by every message heard; a reply watchdog armed at one value fires only if
+        /// nothing was heard since (`nil`: none armed).
+        var heard = 0
+        var replyWatch: Int?
     }
 
     private let url: String
@@ -277,16 +286,39 @@ public final class KioskConnection: Sendable {
     /// Anything sent while there is no welcomed connection is dropped (answers are re-sent).
     /// - Parameter message: The message.
     public func send(_ message: ClientMessage) {
-        let attempt: Int? = state.withLock { state in
+        let (attempt, watch): (Int?, Int?) = state.withLock { state in
+            var expectsReply = false
             switch message {
             case .result(let modal, _), .failure(let modal, _, _):
                 if state.unconfirmed[modal] == nil { state.order.append(modal) }
                 state.unconfirmed[modal] = message
+                expectsReply = true
+            case .upload: expectsReply = true
             default: break
             }
-            return state.welcomed ? state.current : nil
+            guard state.welcomed, let current = state.current else { return (nil, nil) }
+            // The host answers an answer or a chunk at once: silence means a network that
+            // died without closing (the kiosk said "connected" beside "waiting for the host").
+            guard expectsReply, state.replyWatch == nil else { return (current, nil) }
+            state.replyWatch = state.heard
+            return (current, state.heard)
         }
-        if let attempt { connector.send(message.encode(), attempt: attempt) }
+        guard let attempt else { return }
+        connector.send(message.encode(), attempt: attempt)
+        if let watch {
+            clock.schedule(after: policy.replyTimeout) { [weak self] in self?.replyOverdue(attempt, heard: watch) }
+        }
+    }
+
+    private func replyOverdue(_ attempt: Int, heard: Int) {
+        let silent = state.withLock { state in
+            guard state.replyWatch == heard else { return false }
+            state.replyWatch = nil
+            return state.current == attempt && state.heard == heard
+        }
+        guard silent else { return }
+        connector.close(attempt: attempt)
+        ended(attempt, unauthorized: false)
     }
 
     /// Whether a welcomed connection is up now.
@@ -346,6 +378,7 @@ public final class KioskConnection: Sendable {
             guard state.current == attempt, !state.stopped else { return nil }
             state.current = nil
             state.welcomed = false
+            state.replyWatch = nil
             state.failures += 1
             return state.failures
         }
@@ -360,6 +393,8 @@ public final class KioskConnection: Sendable {
         guard let message = try? HostMessage.decode(text) else { return }
         let resend: [ClientMessage]? = state.withLock { state in
             guard state.current == attempt else { return nil }
+            state.heard += 1
+            state.replyWatch = nil
             if case .welcome(let session, let resumed, _) = message {
                 if !resumed || session != state.session {
                     state.lastSeq = 0

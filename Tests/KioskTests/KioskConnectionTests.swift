@@ -177,6 +177,41 @@ struct KioskConnectionTests {
         #expect(connection.isConnected)
     }
 
+    @Test func silenceAfterAnAnswerGivesTheConnectionUpAndTheAnswerGoesAgain() throws {
+        let (connector, clock, states) = (FakeConnector(), FakeClock(), Locked<[KioskModel.Connection]>([]))
+        let connection = make(connector, clock, states: states)
+        try connection.start()
+        connector.welcome(session: "s1", resumed: false)
+        // A reply in time keeps the connection.
+        connection.send(.result(id: "m1", value: ["action": 0]))
+        clock.advance(by: 5)
+        connector.deliver(.text(#"{"type":"dismiss","seq":1,"id":"m1","reason":"resolved"}"#))
+        clock.advance(by: 10)
+        #expect(connector.closed.isEmpty)
+        #expect(connection.isConnected)
+        // Then the network stalls: the next answer meets silence.
+        connection.send(.result(id: "m2", value: ["action": 1]))
+        clock.advance(by: 9.9)
+        #expect(connection.isConnected, "not before the reply timeout")
+        clock.advance(by: 0.2)
+        #expect(connector.closed == [1])
+        #expect(!connection.isConnected)
+        #expect(states.withLock { $0.last } == .reconnecting)
+        clock.advance(by: ReconnectPolicy().cap)
+        connector.welcome(session: "s1", resumed: true)
+        let resent = connector.sent.filter { $0.attempt == 2 && $0.text.contains(#""type":"result""#) }
+        #expect(resent.count == 1 && resent[0].text.contains(#""id":"m2""#))
+        // Chunks of an upload are watched the same way.
+        connector.deliver(.text(#"{"type":"dismiss","seq":5,"id":"m2","reason":"resolved"}"#))
+        connection.send(
+            .upload(
+                UploadChunk(
+                    id: "m3", file: 0, name: "a.png", mimeType: "image/png", size: 10, offset: 0, data: "AAAA",
+                    last: false)))
+        clock.advance(by: 10.1)
+        #expect(connector.closed == [1, 2])
+    }
+
     @Test func unauthorizedIsShownAndRetriedSlowly() throws {
         let (connector, clock, states) = (FakeConnector(), FakeClock(), Locked<[KioskModel.Connection]>([]))
         let connection = make(connector, clock, states: states)

@@ -183,3 +183,26 @@ test("files chosen again after a reload go on from what the host holds only wher
                    "the same file goes on; another one starts at 0 (which drops what the host held)");
   client.close();
 });
+
+test("chunks met by silence give the connection up, and the upload goes on after the resume", async () => {
+  const { client, socket } = welcomed({ answerTimeoutMs: 40 });
+  socket.receive(picker("m1", 1, { uploadWindow: 4 }));
+  const upload = client.upload("m1", [file("a.png", CHUNK_BYTES * 6)]);
+  await settle();
+  assert.equal(socket.messages("upload").length, 4);
+  // An acknowledgement in time keeps the connection...
+  socket.receive({ type: "uploadAck", seq: 2, id: "m1", file: 0, received: CHUNK_BYTES });
+  await new Promise((resolve) => setTimeout(resolve, 30));
+  assert.equal(client.state, "open");
+  // ...then the network stalls: no acknowledgement of what was sent.
+  await new Promise((resolve) => setTimeout(resolve, 80));
+  assert.equal(client.state, "reconnecting", "a stalled upload is noticed, not shown as Connected");
+  const resumed = reconnect(client, { session: "s1", resumed: true });
+  resumed.receive({ type: "controls", seq: 3, items: [] });
+  resumed.receive(picker("m1", 4, { uploadWindow: 4, received: [{ file: 0, bytes: CHUNK_BYTES }] }));
+  await settle();
+  assert.equal(resumed.messages("upload")[0].offset, CHUNK_BYTES, "it goes on from what the host holds");
+  upload.stop();
+  client.close();
+  await settle();
+});

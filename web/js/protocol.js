@@ -501,7 +501,14 @@ export class ModalClient extends EventTarget {
       id, files, window: picker.window, received, onProgress,
       transport: {
         isOpen: () => this.isOpen,
-        send: (message) => this.send(message),
+        // The host acknowledges every chunk at once (or after its pacing, milliseconds): a
+        // chunk met by silence is a network that died without closing, as for an answer
+        // (the bar stood still beside "Connected" for minutes).
+        send: (message) => {
+          const sent = this.send(message);
+          if (sent) this.expectReply();
+          return sent;
+        },
         result: (value) => answer({ type: "result", id, value }),
         cancel: () => answer({ type: "failure", id, code: "cancelled" }),
       },
