@@ -260,6 +260,12 @@ public struct KioskModel: Sendable {
                 shutDown.append(Self.title(of: ended.modal))
                 banner = "The host is shutting down: \u{201C}\(Self.title(of: ended.modal))\u{201D} was cancelled."
             }
+            if let ended, !ended.answered, let kept = Self.unsentText(of: ended) {
+                // The host ended a composer someone wrote in without taking it (shutting
+                // down, an expired session): what they wrote stays on screen to copy. An
+                // error-level notice, so later notices do not push it out first.
+                notify(.error, "What you wrote in \u{201C}\(Self.title(of: ended.modal))\u{201D} was not sent: \(kept)")
+            }
             modals.removeAll { $0.id == id }
             abandoned.remove(id)
             if let ended, ended.upload != nil || ended.reading { return [.dropUpload(id: id)] }
@@ -419,6 +425,18 @@ public struct KioskModel: Sendable {
             // The oldest that is not an error goes first; errors go only when all are errors.
             let victim = notices.firstIndex { $0.level != .error } ?? 0
             notices.remove(at: victim)
+        }
+    }
+
+    /// A composer's fields as "To: ann@example.com · Body: ...", when someone changed them.
+    static func unsentText(of open: OpenModal) -> String? {
+        switch open.modal {
+        case .mailComposer, .messageComposer:
+            guard open.fields.map(\.text) != open.initialTexts else { return nil }
+            return open.fields.filter { !$0.text.isEmpty }.map { "\($0.label): \($0.text)" }.joined(
+                separator: " \u{00B7} ")
+        default:
+            return nil
         }
     }
 

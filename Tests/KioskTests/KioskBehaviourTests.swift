@@ -244,6 +244,25 @@ struct KioskWaysOutTests {
                 == "The host restarted: \u{201C}Choose photos\u{201D} was cancelled. Start again from the controls.")
     }
 
+    @Test func aComposerTheHostEndsKeepsWhatWasWrittenOnScreen() {
+        let mail = ModalDescription.mailComposer(
+            to: ["support@example.com"], cc: [], bcc: [], subject: "Hello", body: "Hello World!", isHTML: false)
+        var model = welcomed(mail)
+        for _ in 0..<4 { _ = model.press(.tab) }  // to the body
+        for character in " Call me." { _ = model.press(.character(character)) }
+        model.receive(.dismiss(seq: 3, id: "m1", reason: .shutdown))
+        let kept = model.notices.last
+        #expect(kept?.level == .error)
+        #expect(
+            kept?.text
+                == "What you wrote in \u{201C}New mail\u{201D} was not sent: To: support@example.com \u{00B7} "
+                + "Subject: Hello \u{00B7} Body: Hello World! Call me.")
+        // Untouched, or cancelled by the person: nothing to keep.
+        var untouched = welcomed(mail)
+        untouched.receive(.dismiss(seq: 3, id: "m1", reason: .shutdown))
+        #expect(!untouched.notices.contains { $0.text.contains("was not sent") })
+    }
+
     @Test func theFirstWelcomeSaysNothing() {
         let model = welcomed()
         #expect(model.banner == nil)
