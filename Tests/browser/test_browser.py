@@ -224,7 +224,17 @@ def test_mail_to_something_that_is_not_an_address_is_not_sent(host, desktop):
     page.button(dialog, "Send").click()
     page.wait().until(lambda d: "Not a mail address: not an address" in dialog.text)
     assert page.driver.switch_to.active_element == to, "the field to fix has the focus"
+    # Said right under the field (it was in the hint line below the buttons), and to
+    # screen readers through the field itself.
+    note = to.find_element(By.XPATH, "following-sibling::*[1]")
+    assert note.get_attribute("class") == "field-error" and note.text == "Not a mail address: not an address"
+    assert to.get_attribute("aria-invalid") == "true"
+    assert to.get_attribute("aria-describedby") == note.get_attribute("id")
+    time.sleep(0.4)  # the dialog's shake
     page.screenshot("mail-not-an-address")
+    to.send_keys("x")
+    page.wait().until(lambda d: not dialog.find_elements(By.CSS_SELECTOR, ".field-error"))
+    assert to.get_attribute("aria-invalid") is None, "the words go when the field changes"
     to.clear()
     page.button(dialog, "Send").click()
     page.wait().until(lambda d: "Add a recipient first" in dialog.text)

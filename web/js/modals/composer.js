@@ -50,8 +50,9 @@ export function composer(ui, { title, fields, statuses, content, check = null })
   const answer = (index, button) => {
     const problem = statuses[index][1] === "sent" ? check?.(values(), list) : null;
     if (problem) {
-      ui.refuse(problem.message);
-      typed[problem.key]?.focus();
+      const input = typed[problem.key];
+      if (input) fieldError(input, problem.message); else ui.refuse(problem.message);
+      input?.focus();
       return;
     }
     cancelled = statuses[index][1] === "cancelled";
@@ -80,4 +81,31 @@ export function composer(ui, { title, fields, statuses, content, check = null })
     armed = Date.now();
     return ui.refuse("Press Escape again to discard what you wrote");
   });
+}
+
+/** Says what is wrong with a field right under it (and to screen readers, through
+ *  `aria-invalid` and `aria-describedby`), shaking the dialog as a refusal does; the words go
+ *  when the field's text changes. They were in the dialog's hint line, far below the field. */
+function fieldError(input, message) {
+  const id = `${input.id}-error`;
+  let note = document.getElementById(id);
+  if (!note) {
+    note = Object.assign(document.createElement("p"), { id, className: "field-error" });
+    note.setAttribute("role", "alert");
+    input.after(note);
+    input.addEventListener("input", () => {
+      note.remove();
+      input.removeAttribute("aria-invalid");
+      input.removeAttribute("aria-describedby");
+    }, { once: true });
+  }
+  note.textContent = message;
+  input.setAttribute("aria-invalid", "true");
+  input.setAttribute("aria-describedby", id);
+  const dialog = input.closest("dialog, .dialog") ?? input.closest("[role=dialog]");
+  if (dialog) {
+    dialog.classList.remove("shake");
+    void dialog.offsetWidth;            // restart the animation
+    dialog.classList.add("shake");
+  }
 }
