@@ -29,7 +29,15 @@ def metric(host, name):
 
 
 def spool_bytes(folder):
-    return sum(os.path.getsize(os.path.join(folder, name)) for name in os.listdir(folder) if name.startswith("upload-"))
+    total = 0
+    for name in os.listdir(folder):
+        if not name.startswith("upload-"):
+            continue
+        try:
+            total += os.path.getsize(os.path.join(folder, name))
+        except FileNotFoundError:
+            pass  # the host removed it between the listing and the stat (an upload dropped)
+    return total
 
 
 class Uploader:
