@@ -24,15 +24,18 @@ struct OutgoingBudget {
         return holders[key] == nil ? payload.byteCount : 0
     }
 
-    /// Counts one more queued item holding `payload`.
-    mutating func charge(_ payload: OutgoingPayload) {
+    /// Counts one more queued item holding `payload`; returns whether it is a shared buffer
+    /// (counted once however many queues hold it).
+    @discardableResult
+    mutating func charge(_ payload: OutgoingPayload) -> Bool {
         guard let key = Self.sharedKey(payload) else {
             bytes += payload.byteCount
-            return
+            return false
         }
         let count = holders[key, default: 0]
         if count == 0 { bytes += payload.byteCount }
         holders[key] = count + 1
+        return true
     }
 
     /// Adds (or, negative, removes) bytes that no queue shares: what lws keeps of a write
@@ -41,9 +44,6 @@ struct OutgoingBudget {
         bytes += delta
     }
 
-    /// Whether `payload` is counted once however many queues hold it.
-    static func isShared(_ payload: OutgoingPayload) -> Bool { sharedKey(payload) != nil }
-
     /// What dropping one queued item holding `payload` would give back: nothing while
     /// another queue still holds the same buffer.
     func freed(byDropping payload: OutgoingPayload) -> Int {
@@ -51,15 +51,17 @@ struct OutgoingBudget {
         return holders[key] == 1 ? payload.byteCount : 0
     }
 
-    /// Counts one queued item holding `payload` as gone (written or dropped).
-    mutating func release(_ payload: OutgoingPayload) {
+    /// Counts one queued item holding `payload` as gone (written or dropped); returns whether
+    /// it is a shared buffer.
+    @discardableResult
+    mutating func release(_ payload: OutgoingPayload) -> Bool {
         guard let key = Self.sharedKey(payload) else {
             bytes -= payload.byteCount
-            return
+            return false
         }
         guard let count = holders[key] else {
             assertionFailure("released a shared payload that was never charged")
-            return
+            return true
         }
         if count > 1 {
             holders[key] = count - 1
@@ -67,6 +69,7 @@ struct OutgoingBudget {
             holders[key] = nil
             bytes -= payload.byteCount
         }
+        return true
     }
 
     /// The address of a payload's buffer when it is big enough to count once. Only the

@@ -71,9 +71,6 @@ final class OutgoingQueue {
     private var items: [OutgoingItem] = []
     private var head = 0
     private(set) var closing = false
-    /// Whether the connection's socket is full: lws holds bytes of ours it could not send.
-    /// Set and cleared by the service thread; read when the host-wide budget must cut.
-    private(set) var blocked = false
     /// Bytes handed to lws that its socket did not take, at most: lws keeps a copy of the
     /// unsent rest of a write, which the budget counts until the socket drains.
     private(set) var heldByLibrary = 0
@@ -101,8 +98,13 @@ final class OutgoingQueue {
     let socket: Int32
     /// What the peer had acknowledged when the socket filled (`SocketProgress`).
     private(set) var acknowledgedWhenFilled: UInt64?
-    /// When (monotonic nanoseconds) the socket filled, if it is full.
+    /// When (monotonic nanoseconds) the socket filled, if it is full: lws holds bytes of ours
+    /// it could not send. Set and cleared by the service thread; read when the host-wide
+    /// budget must cut.
     private(set) var filledAt: UInt64?
+
+    /// Whether the connection's socket is full.
+    var blocked: Bool { filledAt != nil }
 
     /// Whether the client took anything since its socket filled: a full socket whose client
     /// reads, however slowly. Asks the kernel (a system call); false when it cannot say.
@@ -120,14 +122,12 @@ final class OutgoingQueue {
             acknowledgedWhenFilled = acknowledged
             filledAt = now
         }
-        blocked = true
         budget.chargeUnshared(bytes - heldByLibrary)
         heldByLibrary = bytes
     }
 
     /// The socket took everything lws held.
     func drained(budget: inout OutgoingBudget) {
-        blocked = false
         filledAt = nil
         budget.chargeUnshared(-heldByLibrary)
         heldByLibrary = 0
@@ -150,8 +150,7 @@ final class OutgoingQueue {
                 return overflow(reason: "outgoing queue limit", budget: &budget)
             }
             bytes += message.byteCount
-            if OutgoingBudget.isShared(message) { sharedBytes += message.byteCount }
-            budget.charge(message)
+            if budget.charge(message) { sharedBytes += message.byteCount }
         case .close:
             closing = true
         }
@@ -201,8 +200,7 @@ final class OutgoingQueue {
         }
         if case .message(let message) = item {
             bytes -= message.byteCount
-            if OutgoingBudget.isShared(message) { sharedBytes -= message.byteCount }
-            budget.release(message)
+            if budget.release(message) { sharedBytes -= message.byteCount }
         }
         return item
     }

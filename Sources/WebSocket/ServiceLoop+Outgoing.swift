@@ -189,8 +189,6 @@ extension ServiceLoop {
         /// What its socket holds unacknowledged (for the log).
         let unacknowledged: Int
         let isSender: Bool
-        /// For the log: how long its socket has been full, if it is.
-        let fullMilliseconds: Int?
 
         /// How long its socket has been full, if it is.
         let fullFor: UInt64?
@@ -206,7 +204,6 @@ extension ServiceLoop {
             holds = queue.ownBytes + progress.unacknowledged
             unacknowledged = progress.unacknowledged
             self.isSender = isSender
-            fullMilliseconds = fullFor.map { Int($0 / 1_000_000) }
         }
 
         func goesBefore(_ other: CutRank) -> Bool {
@@ -226,8 +223,8 @@ extension ServiceLoop {
 
         var description: String {
             let socket =
-                rank.fullMilliseconds.map {
-                    "socket full for \($0) ms" + (rank.stalled ? ", its client reading nothing" : "")
+                rank.fullFor.map {
+                    "socket full for \($0 / 1_000_000) ms" + (rank.stalled ? ", its client reading nothing" : "")
                 } ?? "socket not full"
             return "connection \(id): cut to make room in a full host outgoing budget (\(socket), holding "
                 + "\(rank.holds) bytes, \(rank.unacknowledged) of them unread in its socket), closing with 1008"

@@ -51,7 +51,7 @@ export function composer(ui, { title, fields, statuses, content, check = null })
     const problem = statuses[index][1] === "sent" ? check?.(values(), list) : null;
     if (problem) {
       const input = typed[problem.key];
-      if (input) fieldError(input, problem.message); else ui.refuse(problem.message);
+      if (input) fieldError(ui, input, problem.message); else ui.refuse(problem.message);
       input?.focus();
       return;
     }
@@ -86,7 +86,7 @@ export function composer(ui, { title, fields, statuses, content, check = null })
 /** Says what is wrong with a field right under it (and to screen readers, through
  *  `aria-invalid` and `aria-describedby`), shaking the dialog as a refusal does; the words go
  *  when the field's text changes. They were in the dialog's hint line, far below the field. */
-function fieldError(input, message) {
+function fieldError(ui, input, message) {
   const id = `${input.id}-error`;
   let note = document.getElementById(id);
   if (!note) {
@@ -102,10 +102,5 @@ function fieldError(input, message) {
   note.textContent = message;
   input.setAttribute("aria-invalid", "true");
   input.setAttribute("aria-describedby", id);
-  const dialog = input.closest("dialog, .dialog") ?? input.closest("[role=dialog]");
-  if (dialog) {
-    dialog.classList.remove("shake");
-    void dialog.offsetWidth;            // restart the animation
-    dialog.classList.add("shake");
-  }
+  ui.shake();
 }

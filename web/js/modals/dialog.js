@@ -152,10 +152,15 @@ export class DialogUI {
   }
 
   /** Shakes the dialog and says why it stays. */
-  refuse(text) {
+  /** Shakes the dialog: something was refused. */
+  shake() {
     this.dialog.classList.remove("shake");
     void this.dialog.offsetWidth;            // restart the animation
     this.dialog.classList.add("shake");
+  }
+
+  refuse(text) {
+    this.shake();
     this.hintLine.textContent = text;
     clearTimeout(this.hintTimer);
     this.hintTimer = setTimeout(() => { this.hintLine.textContent = ""; }, 6000);
