@@ -11,8 +11,11 @@ WORKDIR /src
 COPY Package.swift ./
 COPY Sources ./Sources
 COPY Tests ./Tests
-RUN swift build -c release --static-swift-stdlib --product modal-host \
-    && swift build -c release --static-swift-stdlib --product kiosk \
+COPY scripts/release-flags ./scripts/
+# Word splitting of the release flags is wanted.
+# hadolint ignore=SC2046
+RUN swift build -c release $(scripts/release-flags) --static-swift-stdlib --product modal-host \
+    && swift build -c release $(scripts/release-flags) --static-swift-stdlib --product kiosk \
     && mkdir -p /out \
     && cp "$(swift build -c release --show-bin-path)/modal-host" "$(swift build -c release --show-bin-path)/kiosk" /out/
 

@@ -1,13 +1,17 @@
 # The two commands a newcomer needs: `make demo` and `make test`.
 SWIFT ?= swift
 SWIFT_FLAGS ?= -Xswiftc -warnings-as-errors
+# Release tuning, on the command line rather than in Package.swift (see scripts/release-flags).
+RELEASE_FLAGS := $(shell scripts/release-flags)
+# Every import must be a declared dependency (SwiftPM would otherwise leak transitive modules).
+IMPORT_CHECK = --explicit-target-dependency-import-check error
 
 .PHONY: fuzz test-asan test-chaos demo test test-swift test-python test-js test-browser test-terminal test-harness test-cluster test-docker test-autobahn test-tsan lint bench build bootstrap clean
 
 ## Run the demo host on http://127.0.0.1:8080 (installs what is missing first).
 demo:
 	scripts/bootstrap --build-only
-	$(SWIFT) run -c release modal-host
+	$(SWIFT) run -c release $(RELEASE_FLAGS) modal-host
 
 ## Run every test: the Swift suites, the outside-client suites, the Autobahn suite.
 test: bootstrap test-swift test-python test-js test-browser test-terminal test-harness test-cluster test-chaos test-docker test-autobahn
@@ -16,11 +20,11 @@ bootstrap:
 	scripts/bootstrap
 
 build: bootstrap
-	$(SWIFT) build --build-tests $(SWIFT_FLAGS)
+	$(SWIFT) build --build-tests $(SWIFT_FLAGS) $(IMPORT_CHECK)
 
 test-swift: build
-	$(SWIFT) test $(SWIFT_FLAGS)
-	MEMORY_TESTS=1 $(SWIFT) test $(SWIFT_FLAGS) --filter MemoryTests
+	$(SWIFT) test $(SWIFT_FLAGS) $(IMPORT_CHECK)
+	MEMORY_TESTS=1 $(SWIFT) test $(SWIFT_FLAGS) $(IMPORT_CHECK) --filter MemoryTests
 
 ## Outside clients (Python websockets) against a real modal-host process.
 test-python: build
@@ -83,7 +87,7 @@ lint:
 
 ## Reactive core benchmark (release build).
 bench: bootstrap
-	$(SWIFT) run -c release reactive-bench
+	$(SWIFT) run -c release $(RELEASE_FLAGS) reactive-bench
 
 clean:
 	rm -rf .build artifacts

@@ -1,116 +1,198 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-// Release builds: cross-module optimization (generic code specialized across modules) and
-// no dynamic exclusivity checks (4% of the host's time per modal round trip; debug builds,
-// where every test runs, keep them). See docs/benchmarks.md, round four.
-let strict: [SwiftSetting] = [
-    .enableUpcomingFeature("ExistentialAny"),
-    .unsafeFlags(["-cross-module-optimization", "-enforce-exclusivity=unchecked"], .when(configuration: .release)),
-]
+// Every module carries the project's prefix, so a dependent whose graph already holds
+// swift-log's `Logging`, a `Redis` or a `WebSocket` module builds next to this one. No
+// target has unsafe flags (SwiftPM refuses them in a versioned dependency): the release
+// tuning the benchmarks use (cross-module optimization, no dynamic exclusivity checks) is
+// passed on the command line by the Makefile and scripts/ (`RELEASE_FLAGS`).
+let strict: [SwiftSetting] = [.enableUpcomingFeature("ExistentialAny")]
 
 let package = Package(
     name: "remote-modal",
     platforms: [.macOS(.v15)],
     products: [
-        .library(name: "Reactive", targets: ["Reactive"]),
-        .library(name: "ReactiveTestSupport", targets: ["ReactiveTestSupport"]),
-        .library(name: "WebSocket", targets: ["WebSocket"]),
-        .library(name: "ModalProtocol", targets: ["ModalProtocol"]),
+        // What a host application imports: the host API, the reactive core, Action,
+        // coordinators, the wire vocabulary and the WebSocket transport.
         .library(name: "RemoteModal", targets: ["RemoteModal"]),
-        .library(name: "Action", targets: ["Action"]),
-        .library(name: "Coordinator", targets: ["Coordinator"]),
-        .executable(name: "reactive-bench", targets: ["ReactiveBench"]),
-        .executable(name: "modal-host", targets: ["ModalHost"]),
-        .executable(name: "modal-bench", targets: ["ModalBench"]),
-        .executable(name: "kiosk", targets: ["KioskMain"]),
-        .executable(name: "chaos-host", targets: ["ChaosHost"]),
-        .executable(name: "bench-host", targets: ["BenchHost"]),
+        .library(name: "RemoteModalHost", targets: ["RemoteModalHost"]),
+        .library(name: "RemoteModalReactive", targets: ["RemoteModalReactive"]),
+        .library(name: "RemoteModalAction", targets: ["RemoteModalAction"]),
+        .library(name: "RemoteModalCoordinator", targets: ["RemoteModalCoordinator"]),
+        .library(name: "RemoteModalProtocol", targets: ["RemoteModalProtocol"]),
+        .library(name: "RemoteModalTransport", targets: ["RemoteModalTransport"]),
+        .library(name: "RemoteModalWebSocket", targets: ["RemoteModalWebSocket"]),
+        .library(name: "RemoteModalLogging", targets: ["RemoteModalLogging"]),
+        .library(name: "RemoteModalLocking", targets: ["RemoteModalLocking"]),
+        // The Redis backplane for several hosts (links hiredis).
+        .library(name: "RemoteModalCluster", targets: ["RemoteModalCluster"]),
+        // For a dependent's tests: an in-memory transport and backplane, virtual time.
+        .library(name: "RemoteModalTestSupport", targets: ["RemoteModalTestSupport"]),
+        .library(name: "RemoteModalReactiveTestSupport", targets: ["RemoteModalReactiveTestSupport"]),
+        .executable(name: "modal-host", targets: ["RemoteModalHostMain"]),
+        .executable(name: "kiosk", targets: ["RemoteModalKioskMain"]),
+        .executable(name: "modal-bench", targets: ["RemoteModalBenchMain"]),
+        .executable(name: "reactive-bench", targets: ["RemoteModalReactiveBenchMain"]),
+        .executable(name: "chaos-host", targets: ["RemoteModalChaosHostMain"]),
+        .executable(name: "bench-host", targets: ["RemoteModalBenchHostMain"]),
     ],
     targets: [
-        .target(name: "Locking", swiftSettings: strict),
-        .target(name: "Reactive", dependencies: ["Locking"], swiftSettings: strict),
-        .target(name: "Logging", dependencies: ["Locking"], swiftSettings: strict),
-        .target(name: "Action", dependencies: ["Reactive", "Locking"], swiftSettings: strict),
-        .target(name: "Coordinator", dependencies: ["Reactive", "Locking"], swiftSettings: strict),
-        .target(name: "ModalProtocol", swiftSettings: strict),
+        // C libraries, each behind one C module with one Swift importer.
         .systemLibrary(
-            name: "CLibWebSockets", pkgConfig: "libwebsockets", providers: [.apt(["libwebsockets-dev", "libssl-dev"])]),
-        .target(name: "Transport", swiftSettings: strict),
+            name: "CRemoteModalLibWebSockets", pkgConfig: "libwebsockets",
+            providers: [.apt(["libwebsockets-dev", "libssl-dev"])]),
+        .systemLibrary(name: "CRemoteModalHiredis", providers: [.apt(["libhiredis-dev"])]),
+        .systemLibrary(name: "CRemoteModalQREncode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
+        .target(name: "CRemoteModalMallocStats"),
+        .target(name: "CRemoteModalAllocationCounter"),
+
+        // Foundations: no I/O.
+        .target(name: "RemoteModalLocking", swiftSettings: strict),
+        .target(name: "RemoteModalLogging", dependencies: ["RemoteModalLocking"], swiftSettings: strict),
+        .target(name: "RemoteModalFlags", swiftSettings: strict),
+        .target(name: "RemoteModalReactive", dependencies: ["RemoteModalLocking"], swiftSettings: strict),
         .target(
-            name: "WebSocket", dependencies: ["CLibWebSockets", "Transport", "Logging", "Locking"],
+            name: "RemoteModalAction", dependencies: ["RemoteModalReactive", "RemoteModalLocking"],
             swiftSettings: strict),
-        .systemLibrary(name: "CQREncode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
-        .target(name: "QRCode", dependencies: ["CQREncode"], swiftSettings: strict),
-        .systemLibrary(name: "CHiredis", providers: [.apt(["libhiredis-dev"])]),
-        .target(name: "Redis", dependencies: ["CHiredis"], swiftSettings: strict),
-        .target(name: "ReactiveTestSupport", dependencies: ["Reactive", "Locking"], swiftSettings: strict),
-        .target(name: "Flags", swiftSettings: strict),
         .target(
-            name: "RemoteModalTestSupport", dependencies: ["RemoteModal", "ModalProtocol", "Transport", "Locking"],
+            name: "RemoteModalCoordinator", dependencies: ["RemoteModalReactive", "RemoteModalLocking"],
+            swiftSettings: strict),
+        .target(name: "RemoteModalProtocol", swiftSettings: strict),
+        .target(name: "RemoteModalTransport", swiftSettings: strict),
+
+        // Transport, host, cluster.
+        .target(
+            name: "RemoteModalWebSocket",
+            dependencies: [
+                "CRemoteModalLibWebSockets", "RemoteModalTransport", "RemoteModalLogging", "RemoteModalLocking",
+            ],
+            swiftSettings: strict),
+        .target(
+            name: "RemoteModalHost",
+            dependencies: [
+                "RemoteModalReactive", "RemoteModalAction", "RemoteModalCoordinator", "RemoteModalProtocol",
+                "RemoteModalTransport", "RemoteModalLogging", "RemoteModalLocking",
+            ],
             swiftSettings: strict),
         .target(
             name: "RemoteModal",
             dependencies: [
-                "Reactive", "Action", "Coordinator", "ModalProtocol", "Transport", "Logging", "Locking", "CMallocStats",
-                "Redis",
+                "RemoteModalHost", "RemoteModalReactive", "RemoteModalAction", "RemoteModalCoordinator",
+                "RemoteModalProtocol", "RemoteModalTransport", "RemoteModalWebSocket",
+            ],
+            swiftSettings: strict),
+        .target(name: "RemoteModalRedis", dependencies: ["CRemoteModalHiredis"], swiftSettings: strict),
+        .target(
+            name: "RemoteModalCluster", dependencies: ["RemoteModalHost", "RemoteModalRedis"], swiftSettings: strict),
+        .target(
+            name: "RemoteModalTestSupport",
+            dependencies: ["RemoteModalHost", "RemoteModalProtocol", "RemoteModalTransport", "RemoteModalLocking"],
+            swiftSettings: strict),
+        .target(
+            name: "RemoteModalReactiveTestSupport", dependencies: ["RemoteModalReactive", "RemoteModalLocking"],
+            swiftSettings: strict),
+
+        // The demo, the kiosk, the benchmarks: libraries the executables wire together.
+        .target(
+            name: "RemoteModalDemo",
+            dependencies: [
+                "RemoteModalHost", "RemoteModalReactive", "RemoteModalAction", "RemoteModalProtocol",
+                "RemoteModalFlags",
+                "RemoteModalLogging", "RemoteModalLocking", "RemoteModalWebSocket", "RemoteModalCluster",
+            ],
+            swiftSettings: strict),
+        .target(name: "RemoteModalQRCode", dependencies: ["CRemoteModalQREncode"], swiftSettings: strict),
+        .target(
+            name: "RemoteModalKiosk",
+            dependencies: [
+                "RemoteModalProtocol", "RemoteModalWebSocket", "RemoteModalLogging", "RemoteModalLocking",
+                "RemoteModalQRCode",
             ],
             swiftSettings: strict),
         .target(
-            name: "DemoHost",
-            dependencies: ["RemoteModal", "Reactive", "ModalProtocol", "Flags", "Logging", "WebSocket"],
+            name: "RemoteModalBench",
+            dependencies: ["RemoteModalProtocol", "RemoteModalWebSocket", "RemoteModalLogging", "RemoteModalLocking"],
+            swiftSettings: strict),
+
+        // Executables: flags and wiring only.
+        .executableTarget(
+            name: "RemoteModalHostMain",
+            dependencies: [
+                "RemoteModalDemo", "RemoteModalHost", "RemoteModalWebSocket", "RemoteModalLogging",
+                "CRemoteModalMallocStats",
+            ],
             swiftSettings: strict),
         .executableTarget(
-            name: "ModalHost", dependencies: ["DemoHost", "RemoteModal", "WebSocket", "Logging"], swiftSettings: strict),
-        .target(
-            name: "Bench", dependencies: ["ModalProtocol", "WebSocket", "Logging", "Locking"], swiftSettings: strict),
-        .target(
-            name: "Kiosk", dependencies: ["ModalProtocol", "WebSocket", "Logging", "Locking", "QRCode"],
+            name: "RemoteModalChaosHostMain",
+            dependencies: [
+                "RemoteModalDemo", "RemoteModalHost", "RemoteModalWebSocket", "RemoteModalLogging",
+                "CRemoteModalMallocStats",
+            ],
             swiftSettings: strict),
-        .executableTarget(name: "KioskMain", dependencies: ["Kiosk", "Flags", "ModalProtocol"], swiftSettings: strict),
         .executableTarget(
-            name: "ChaosHost", dependencies: ["DemoHost", "RemoteModal", "WebSocket", "Logging"], swiftSettings: strict),
+            name: "RemoteModalBenchHostMain",
+            dependencies: [
+                "RemoteModalDemo", "RemoteModalHost", "RemoteModalWebSocket", "RemoteModalLogging",
+                "CRemoteModalMallocStats",
+            ],
+            swiftSettings: strict),
         .executableTarget(
-            name: "BenchHost", dependencies: ["DemoHost", "RemoteModal", "WebSocket", "Logging"], swiftSettings: strict),
-        .executableTarget(name: "ModalBench", dependencies: ["Bench", "Flags"], swiftSettings: strict),
-        .target(name: "CAllocationCounter"),
-        .target(name: "CMallocStats"),
+            name: "RemoteModalKioskMain",
+            dependencies: ["RemoteModalKiosk", "RemoteModalFlags", "RemoteModalProtocol"],
+            swiftSettings: strict),
         .executableTarget(
-            name: "ReactiveBench", dependencies: ["Reactive", "CAllocationCounter"], swiftSettings: strict),
+            name: "RemoteModalBenchMain", dependencies: ["RemoteModalBench", "RemoteModalFlags"], swiftSettings: strict),
+        .executableTarget(
+            name: "RemoteModalReactiveBenchMain",
+            dependencies: ["RemoteModalReactive", "CRemoteModalAllocationCounter"],
+            swiftSettings: strict),
+
+        // Tests.
         .testTarget(
             name: "ReactiveTests",
-            dependencies: ["Reactive", "ReactiveTestSupport", "Locking"],
-            swiftSettings: strict
-        ),
-        .testTarget(name: "ModalProtocolTests", dependencies: ["ModalProtocol"], swiftSettings: strict),
+            dependencies: ["RemoteModalReactive", "RemoteModalReactiveTestSupport", "RemoteModalLocking"],
+            swiftSettings: strict),
+        .testTarget(name: "ModalProtocolTests", dependencies: ["RemoteModalProtocol"], swiftSettings: strict),
         .testTarget(
             name: "RemoteModalTests",
             dependencies: [
-                "RemoteModal", "RemoteModalTestSupport", "Transport", "ReactiveTestSupport", "ModalProtocol",
-                "Reactive", "Locking",
-                "Logging",
-                "CMallocStats",
+                "RemoteModalHost", "RemoteModalTestSupport", "RemoteModalTransport", "RemoteModalReactiveTestSupport",
+                "RemoteModalProtocol", "RemoteModalReactive", "RemoteModalAction", "RemoteModalLocking",
+                "RemoteModalLogging", "CRemoteModalMallocStats",
             ],
             swiftSettings: strict),
         .testTarget(
-            name: "ActionTests", dependencies: ["Action", "Reactive", "ReactiveTestSupport", "Locking"],
+            name: "ActionTests",
+            dependencies: [
+                "RemoteModalAction", "RemoteModalReactive", "RemoteModalReactiveTestSupport", "RemoteModalLocking",
+            ],
             swiftSettings: strict),
         .testTarget(
-            name: "CoordinatorTests", dependencies: ["Coordinator", "Reactive", "ReactiveTestSupport", "Locking"],
+            name: "CoordinatorTests",
+            dependencies: [
+                "RemoteModalCoordinator", "RemoteModalReactive", "RemoteModalReactiveTestSupport", "RemoteModalLocking",
+            ],
             swiftSettings: strict),
         .testTarget(
             name: "PortingTests",
             dependencies: [
-                "RemoteModal", "RemoteModalTestSupport", "ReactiveTestSupport", "ModalProtocol", "Reactive", "Action",
-                "Coordinator", "Locking", "Logging",
+                "RemoteModal", "RemoteModalHost", "RemoteModalTestSupport", "RemoteModalReactiveTestSupport",
+                "RemoteModalProtocol", "RemoteModalReactive", "RemoteModalAction", "RemoteModalCoordinator",
+                "RemoteModalLocking", "RemoteModalLogging",
             ],
             swiftSettings: strict),
         .testTarget(
-            name: "KioskTests", dependencies: ["Kiosk", "ModalProtocol", "Locking", "QRCode"], swiftSettings: strict),
-        .testTarget(name: "FlagsTests", dependencies: ["Flags"], swiftSettings: strict),
-        .testTarget(name: "BenchTests", dependencies: ["Bench", "ModalProtocol"], swiftSettings: strict),
-        .testTarget(name: "RedisTests", dependencies: ["Redis"], swiftSettings: strict),
-        .testTarget(name: "WebSocketTests", dependencies: ["WebSocket", "Logging", "Locking"], swiftSettings: strict),
+            name: "KioskTests",
+            dependencies: ["RemoteModalKiosk", "RemoteModalProtocol", "RemoteModalLocking", "RemoteModalQRCode"],
+            swiftSettings: strict),
+        .testTarget(name: "FlagsTests", dependencies: ["RemoteModalFlags"], swiftSettings: strict),
+        .testTarget(
+            name: "BenchTests", dependencies: ["RemoteModalBench", "RemoteModalProtocol"], swiftSettings: strict),
+        .testTarget(name: "RedisTests", dependencies: ["RemoteModalRedis"], swiftSettings: strict),
+        .testTarget(
+            name: "WebSocketTests",
+            dependencies: ["RemoteModalWebSocket", "RemoteModalTransport", "RemoteModalLogging", "RemoteModalLocking"],
+            swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]
 )

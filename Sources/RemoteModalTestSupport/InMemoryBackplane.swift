@@ -1,6 +1,6 @@
 import Dispatch
-import Locking
-import RemoteModal
+import RemoteModalHost
+import RemoteModalLocking
 
 /// A cluster backplane in memory, shared by the hosts of one test: pub/sub channels and
 /// first-claim-wins, delivered in order on one queue. It can be taken down (as Redis

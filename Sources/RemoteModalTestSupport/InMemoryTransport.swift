@@ -1,8 +1,8 @@
-import Locking
-import ModalProtocol
-import RemoteModal
+import RemoteModalHost
+import RemoteModalLocking
+import RemoteModalProtocol
+import RemoteModalTransport
 import Synchronization
-import Transport
 
 /// A transport without sockets: tests open fake client connections, send them through
 /// the host and read what the host sent back. Deterministic and fast.

@@ -1,7 +1,7 @@
-import Action
-import Locking
-import Reactive
-import ReactiveTestSupport
+import RemoteModalAction
+import RemoteModalLocking
+import RemoteModalReactive
+import RemoteModalReactiveTestSupport
 import Synchronization
 import Testing
 

@@ -1,7 +1,7 @@
-import ModalProtocol
+import RemoteModalProtocol
 import Testing
 
-@testable import Bench
+@testable import RemoteModalBench
 
 @Suite("Sign-in cycle, one session's side")
 struct SignInCycleStateMachineTests {

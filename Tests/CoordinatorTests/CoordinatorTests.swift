@@ -1,7 +1,7 @@
-import Coordinator
-import Locking
-import Reactive
-import ReactiveTestSupport
+import RemoteModalCoordinator
+import RemoteModalLocking
+import RemoteModalReactive
+import RemoteModalReactiveTestSupport
 import Testing
 
 final class ChildCoordinator: ReactiveCoordinator<String>, @unchecked Sendable {

@@ -1,4 +1,4 @@
-import Flags
+import RemoteModalFlags
 import Testing
 
 @Suite("Flag parser")

@@ -1,7 +1,7 @@
 import Foundation
-import Kiosk
-import ModalProtocol
-import QRCode
+import RemoteModalKiosk
+import RemoteModalProtocol
+import RemoteModalQRCode
 import Testing
 
 private let photos = ModalDescription.photoPicker(selectionLimit: 2, filter: [], maxBytes: 10_485_760)

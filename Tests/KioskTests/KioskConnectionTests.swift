@@ -1,7 +1,7 @@
 import Foundation
-import Kiosk
-import Locking
-import ModalProtocol
+import RemoteModalKiosk
+import RemoteModalLocking
+import RemoteModalProtocol
 import Testing
 
 /// A clock driven by hand: `advance` runs what fell due, in order.

@@ -1,6 +1,6 @@
 import Foundation
-import Kiosk
-import ModalProtocol
+import RemoteModalKiosk
+import RemoteModalProtocol
 import Testing
 
 let signIn = ModalDescription.alert(

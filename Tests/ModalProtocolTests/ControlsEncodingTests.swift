@@ -1,4 +1,4 @@
-import ModalProtocol
+import RemoteModalProtocol
 import Testing
 
 @Suite("Controls encoded once and reused: the same text as encoding the message")

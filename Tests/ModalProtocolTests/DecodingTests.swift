@@ -1,4 +1,4 @@
-import ModalProtocol
+import RemoteModalProtocol
 import Testing
 
 @Suite("Strict decoding: every bad input becomes a typed error naming the field")

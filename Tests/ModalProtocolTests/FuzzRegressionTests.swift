@@ -1,5 +1,5 @@
 import Foundation
-import ModalProtocol
+import RemoteModalProtocol
 import Testing
 
 /// Inputs the fuzzer once broke on, kept so they never break again.

@@ -1,4 +1,4 @@
-import ModalProtocol
+import RemoteModalProtocol
 import Testing
 
 let signInAlert = ModalDescription.alert(

@@ -1,4 +1,4 @@
-import ModalProtocol
+import RemoteModalProtocol
 import Testing
 
 @Suite("Result values from typed answers")

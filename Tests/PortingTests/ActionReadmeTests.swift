@@ -1,7 +1,7 @@
-import Action
-import ModalProtocol
-import Reactive
-import RemoteModal
+import RemoteModalAction
+import RemoteModalHost
+import RemoteModalProtocol
+import RemoteModalReactive
 import Testing
 
 /// Action's README, ported. Changes: `button.rx.action = action` becomes

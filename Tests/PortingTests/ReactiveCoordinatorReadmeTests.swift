@@ -1,7 +1,7 @@
-import Coordinator
-import ModalProtocol
-import Reactive
-import RemoteModal
+import RemoteModalCoordinator
+import RemoteModalHost
+import RemoteModalProtocol
+import RemoteModalReactive
 import Testing
 
 /// ReactiveCoordinator's README ("Replace Delegation with ReactiveCoordinator"), ported.

@@ -1,6 +1,6 @@
-import ModalProtocol
-import Reactive
-import RemoteModal
+import RemoteModalHost
+import RemoteModalProtocol
+import RemoteModalReactive
 import Testing
 
 /// RxModal's README, ported. Changes: a `presenter:` argument (there is no key window),

@@ -1,7 +1,7 @@
 import Dispatch
-import Locking
-import Reactive
-import ReactiveTestSupport
+import RemoteModalLocking
+import RemoteModalReactive
+import RemoteModalReactiveTestSupport
 import Synchronization
 import Testing
 

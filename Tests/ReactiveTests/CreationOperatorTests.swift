@@ -1,6 +1,6 @@
-import Locking
-import Reactive
-import ReactiveTestSupport
+import RemoteModalLocking
+import RemoteModalReactive
+import RemoteModalReactiveTestSupport
 import Synchronization
 import Testing
 

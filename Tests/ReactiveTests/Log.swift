@@ -1,4 +1,4 @@
-import Locking
+import RemoteModalLocking
 import Synchronization
 
 /// A thread-safe list of strings that tests append to.

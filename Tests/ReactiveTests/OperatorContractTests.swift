@@ -1,5 +1,5 @@
-import Reactive
-import ReactiveTestSupport
+import RemoteModalReactive
+import RemoteModalReactiveTestSupport
 import Testing
 
 /// One operator applied to an `Int` source, for the checks every operator must pass.

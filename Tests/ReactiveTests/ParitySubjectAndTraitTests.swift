@@ -1,6 +1,6 @@
-import Locking
-import Reactive
-import ReactiveTestSupport
+import RemoteModalLocking
+import RemoteModalReactive
+import RemoteModalReactiveTestSupport
 import Testing
 
 @Suite("AsyncSubject, trait factories and async bridges")

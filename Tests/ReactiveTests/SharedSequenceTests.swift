@@ -1,7 +1,7 @@
 import Dispatch
-import Locking
-import Reactive
-import ReactiveTestSupport
+import RemoteModalLocking
+import RemoteModalReactive
+import RemoteModalReactiveTestSupport
 import Testing
 
 /// A scheduler that holds every action until the test runs them, to show what goes

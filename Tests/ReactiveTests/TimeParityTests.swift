@@ -1,5 +1,5 @@
-import Reactive
-import ReactiveTestSupport
+import RemoteModalReactive
+import RemoteModalReactiveTestSupport
 import Testing
 
 @Suite("Time-based operators ported from RxSwift, on virtual time")

@@ -1,5 +1,5 @@
-import Reactive
-import ReactiveTestSupport
+import RemoteModalReactive
+import RemoteModalReactiveTestSupport
 import Testing
 
 @Suite("Single, Maybe and Completable")

@@ -1,5 +1,5 @@
-import Reactive
-import ReactiveTestSupport
+import RemoteModalReactive
+import RemoteModalReactiveTestSupport
 import Testing
 
 @Suite("Transforming and filtering operators")

@@ -1,4 +1,4 @@
-import Redis
+import RemoteModalRedis
 import Testing
 
 struct RedisEndpointTests {

@@ -1,12 +1,12 @@
 import Foundation
-import Logging
-import ModalProtocol
-import Reactive
-import RemoteModal
+import RemoteModalHost
+import RemoteModalLogging
+import RemoteModalProtocol
+import RemoteModalReactive
 import RemoteModalTestSupport
+import RemoteModalTransport
 import Synchronization
 import Testing
-import Transport
 
 @Suite("Security: admission, answers judged as they arrive, granted groups, safe logs")
 struct AdmissionTests {

@@ -1,7 +1,7 @@
-import Action
-import ModalProtocol
-import Reactive
-import RemoteModal
+import RemoteModalAction
+import RemoteModalHost
+import RemoteModalProtocol
+import RemoteModalReactive
 import Testing
 
 @Suite("Controls and dialog actions bound to Actions")

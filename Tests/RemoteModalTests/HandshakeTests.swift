@@ -1,5 +1,5 @@
-import ModalProtocol
-import RemoteModal
+import RemoteModalHost
+import RemoteModalProtocol
 import Testing
 
 @Suite("Handshake, sessions and connection limits")

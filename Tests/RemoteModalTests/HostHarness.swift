@@ -1,9 +1,9 @@
-import Locking
-import Logging
-import ModalProtocol
-import Reactive
-import ReactiveTestSupport
-import RemoteModal
+import RemoteModalHost
+import RemoteModalLocking
+import RemoteModalLogging
+import RemoteModalProtocol
+import RemoteModalReactive
+import RemoteModalReactiveTestSupport
 import RemoteModalTestSupport
 import Synchronization
 

@@ -1,10 +1,10 @@
 import Foundation
-import ModalProtocol
-import Reactive
-import RemoteModal
+import RemoteModalHost
+import RemoteModalProtocol
+import RemoteModalReactive
 import RemoteModalTestSupport
+import RemoteModalTransport
 import Testing
-import Transport
 
 struct Signature: CustomModal {
     struct Payload: Encodable, Sendable { let prompt: String }

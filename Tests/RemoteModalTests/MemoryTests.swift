@@ -1,11 +1,11 @@
-import Action
-import CMallocStats
+import CRemoteModalMallocStats
 import Foundation
-import Locking
-import Logging
-import ModalProtocol
-import Reactive
-import RemoteModal
+import RemoteModalAction
+import RemoteModalHost
+import RemoteModalLocking
+import RemoteModalLogging
+import RemoteModalProtocol
+import RemoteModalReactive
 import RemoteModalTestSupport
 import Testing
 

@@ -1,6 +1,6 @@
-import ModalProtocol
-import Reactive
-import RemoteModal
+import RemoteModalHost
+import RemoteModalProtocol
+import RemoteModalReactive
 import RemoteModalTestSupport
 import Testing
 

@@ -1,8 +1,8 @@
-import Action
 import Foundation
-import ModalProtocol
-import Reactive
-import RemoteModal
+import RemoteModalAction
+import RemoteModalHost
+import RemoteModalProtocol
+import RemoteModalReactive
 import RemoteModalTestSupport
 import Testing
 

@@ -1,7 +1,7 @@
 import Foundation
-import ModalProtocol
-import Reactive
-import RemoteModal
+import RemoteModalHost
+import RemoteModalProtocol
+import RemoteModalReactive
 import RemoteModalTestSupport
 import Testing
 

@@ -1,9 +1,9 @@
 import Foundation
-import Locking
-import Logging
+import RemoteModalLocking
+import RemoteModalLogging
 import Testing
 
-@testable import WebSocket
+@testable import RemoteModalWebSocket
 
 @Suite("Admission policy: client address, allowed hosts, bearer tokens, descriptor budget")
 struct AdmissionPolicyTests {

@@ -1,8 +1,8 @@
 import Foundation
-import Logging
+import RemoteModalLogging
 import Testing
 
-@testable import WebSocket
+@testable import RemoteModalWebSocket
 
 /// Frames a handler sends in one turn leave in one write: what arrives must still be the
 /// same messages, whole, in order, with their opcodes, and a close after them.

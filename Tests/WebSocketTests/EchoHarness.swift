@@ -1,9 +1,9 @@
 import Foundation
-import Locking
-import Logging
+import RemoteModalLocking
+import RemoteModalLogging
+import RemoteModalWebSocket
 import Synchronization
 import Testing
-import WebSocket
 
 /// A server that echoes every message back with its own opcode.
 func makeEchoServer(

@@ -1,6 +1,6 @@
 import Foundation
+import RemoteModalWebSocket
 import Testing
-import WebSocket
 
 @Suite("Echo over real sockets", .serialized)
 struct EchoTests {

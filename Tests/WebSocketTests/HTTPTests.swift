@@ -1,6 +1,6 @@
 import Foundation
+import RemoteModalWebSocket
 import Testing
-import WebSocket
 
 /// A temporary web root with a few files, and a secret file just outside it.
 struct WebRootFixture {

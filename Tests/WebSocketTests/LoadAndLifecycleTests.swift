@@ -1,8 +1,8 @@
 import Foundation
-import Locking
+import RemoteModalLocking
+import RemoteModalWebSocket
 import Synchronization
 import Testing
-import WebSocket
 
 /// Open file descriptors and threads of this process.
 func processResources() -> (fds: Int, threads: Int) {

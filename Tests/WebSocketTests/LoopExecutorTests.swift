@@ -2,7 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 
-@testable import WebSocket
+@testable import RemoteModalWebSocket
 
 /// The loop's executor: work from other threads wakes the loop once per batch; work the
 /// loop queues for itself wakes nothing and runs at the end of the turn, in order.

@@ -1,6 +1,6 @@
 import Testing
 
-@testable import WebSocket
+@testable import RemoteModalWebSocket
 
 @Suite("Message assembly: text is valid UTF-8 or the connection closes with 1007")
 struct MessageAssemblerTests {

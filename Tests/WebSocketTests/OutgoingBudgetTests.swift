@@ -1,9 +1,9 @@
 import Dispatch
 import Foundation
+import RemoteModalTransport
 import Testing
-import Transport
 
-@testable import WebSocket
+@testable import RemoteModalWebSocket
 
 /// The host-wide outgoing budget, when full, cuts first a connection whose socket is full and
 /// whose client takes nothing, else the one holding the most bytes of its own: clients that

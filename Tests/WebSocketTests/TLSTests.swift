@@ -1,6 +1,6 @@
 import Foundation
+import RemoteModalWebSocket
 import Testing
-import WebSocket
 
 /// A self-signed certificate for localhost made with the openssl CLI.
 struct SelfSignedCertificate {

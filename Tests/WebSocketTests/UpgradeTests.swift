@@ -1,6 +1,6 @@
 import Foundation
+import RemoteModalWebSocket
 import Testing
-import WebSocket
 
 @Suite("Upgrade checks: origin, subprotocol, path, connection limit", .serialized)
 struct UpgradeTests {

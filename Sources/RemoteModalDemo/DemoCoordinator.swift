@@ -1,0 +1,183 @@
+import RemoteModalAction
+import RemoteModalHost
+import RemoteModalProtocol
+import RemoteModalReactive
+
+/// The root flow of a demo session: its controls, each bound to an `Action` whose work
+/// runs a child coordinator.
+final class DemoCoordinator: SessionCoordinator<Void>, @unchecked Sendable {
+    // The actions live as long as the coordinator (controls hold them weakly).
+    private var actions: [ButtonAction] = []
+    private let login: OpenIDLogin?
+    private let photoMaxBytes: Int
+    private let options: Bool
+
+    init(session: Session, login: OpenIDLogin?, photoMaxBytes: Int, options: Bool = false) {
+        self.login = login
+        self.photoMaxBytes = photoMaxBytes
+        self.options = options
+        super.init(session: session)
+    }
+
+    override func start() -> Observable<Void> {
+        let session = self.session
+        let signIn = ButtonAction { [unowned self] in self.coordinate(to: SignInCoordinator(session: session)) }
+        let country = ButtonAction { [unowned self] in
+            self.coordinate(to: ChooseCountryCoordinator(session: session)).map { name in
+                session.notify("Country: \(name ?? "none")", level: name == nil ? .info : .success)
+            }
+        }
+        let approve = ButtonAction { [unowned self] in self.coordinate(to: ApprovalCoordinator(session: session)) }
+        let contact = ButtonAction { [unowned self] in self.coordinate(to: ContactCoordinator(session: session)) }
+        let photo = ButtonAction { [unowned self] in
+            self.coordinate(to: PhotoCoordinator(session: session, maxBytes: self.photoMaxBytes))
+        }
+        actions = [signIn, contact, country, photo, approve]
+        session.control("signIn", title: "Sign in").bind(to: signIn)
+        session.control("contact", title: "Contact us").bind(to: contact)
+        if let login {
+            let logIn = ButtonAction { [unowned self] in
+                self.coordinate(to: LoginCoordinator(session: session, login: login))
+            }
+            actions.append(logIn)
+            session.control("login", title: "Log in").bind(to: logIn)
+        }
+        session.control("country", title: "Choose country").bind(to: country)
+        session.control("photo", title: "Send photos").bind(to: photo)
+        session.control("approve", title: "Request approval").bind(to: approve)
+        if options {
+            let showOptions = ButtonAction { [unowned self] in
+                self.coordinate(to: OptionsCoordinator(session: session))
+            }
+            actions.append(showOptions)
+            session.control("options", title: "Optional fields").bind(to: showOptions)
+        }
+        // Runs until the session ends (the caller takes until `session.ended`).
+        return Observable.never().do(onDispose: { [self] in actions = [] })
+    }
+}
+
+/// `signIn`: e-mail and password; Sign In only while the e-mail has an `@` and the
+/// password is not empty.
+final class SignInCoordinator: SessionCoordinator<Void>, @unchecked Sendable {
+    override func start() -> Observable<Void> {
+        let session = self.session
+        return RemoteModal.alert(
+            String?.self, presenter: presenter, title: "Sign in", message: "Please sign in",
+            textFields: [.email(placeholder: "e-mail"), .password(placeholder: "password")],
+            actions: [
+                .cancel(title: "Cancel", mapTo: nil),
+                DialogAction.default(title: "Sign In", map: { $0[0] })
+                    // NB: the byte, not `contains("@")`, which is Foundation's substring
+                    // search through an NSString (an allocation at every keystroke's rule).
+                    .enabledIf { fields in fields[0].utf8.contains(UInt8(ascii: "@")) && !fields[1].isEmpty }
+                    .preferred(),
+            ]
+        )
+        .map { email in
+            if let email {
+                session.notify("Signed in as \(email)", level: .success)
+            } else {
+                session.notify("Sign in cancelled", level: .info)
+            }
+        }
+        // Closing the alert without a button (Escape: `failure` `cancelled`) is a cancel too.
+        .catch { error in reportFailure(error, "Sign in", to: [session]) }
+    }
+}
+
+/// `country`: the child flow of the coordinator example; its result is the country name
+/// or `nil`.
+final class ChooseCountryCoordinator: SessionCoordinator<String?>, @unchecked Sendable {
+    override func start() -> Observable<String?> {
+        RemoteModal.actionSheet(
+            String?.self, presenter: presenter, source: "country", title: "Choose a country",
+            actions: [
+                .default(title: "France", mapTo: "France"), .default(title: "Japan", mapTo: "Japan"),
+                .default(title: "Brazil", mapTo: "Brazil"), .cancel(title: "Cancel", mapTo: nil),
+            ]
+        )
+        .catch { [session] error in
+            // Closing the sheet without a choice (Escape) is the Cancel choice: `Country: none`.
+            if case RemoteModalError.cancelled = error { return .just(nil) }
+            return reportFailure(error, "Choose country", to: [session])
+        }
+    }
+}
+
+/// `approve`: one alert on every connected session of the group at once (on every host of
+/// a cluster); the first answer wins and every session of the group hears who decided. The
+/// requester sees its own request with Approve disabled: it can withdraw it (Reject), not
+/// approve it.
+final class ApprovalCoordinator: SessionCoordinator<Void>, @unchecked Sendable {
+    override func start() -> Observable<Void> {
+        let session = self.session
+        // Every connected session of the group is asked, the requester too (PROTOCOL.md's
+        // demo table), but the requester's copy has Approve disabled: it can only withdraw
+        // its request (Reject), never approve it itself. Without a group it is alone for
+        // sure, and told how to get company.
+        let hint =
+            session.client.group == nil
+            ? ". Nobody else can approve it: open the page twice with ?group=NAME (kiosks: --group)." : ""
+        return RemoteModal.alert(
+            presenter: Presenter.sameGroup(as: session).disablingActions([0], for: session),
+            title: "Approve request?", message: "\(session.client.name) asks for approval" + hint,
+            actions: [
+                DialogAction.default(title: "Approve", mapContext: { "Approved by \($0.session.client.name)" })
+                    .preferred(),
+                .destructive(title: "Reject", mapContext: { "Rejected by \($0.session.client.name)" }),
+            ]
+        )
+        .map { text in
+            for member in session.groupSessions { member.notify(text, level: .info) }
+        }
+        .catch { error in
+            switch error {
+            case RemoteModalError.failed, RemoteModalError.denied, RemoteModalError.unsupported:
+                // One member's client ended it (`failure` `failed`/`denied`/`unsupported`):
+                // the group hears it as it hears an answer, in the host's words. The
+                // client's own message is not repeated: it was any text one member chose,
+                // shown to another as if the host said it.
+                for member in session.groupSessions {
+                    member.notify("Approval request ended: a screen could not show it", level: .error)
+                }
+                return .empty()
+            case RemoteModalError.cancelled:
+                // Closed without an answer (Escape on one copy ends the request for all).
+                return reportFailure(error, "Approval", to: session.groupSessions)
+            default:
+                return reportFailure(error, "Approval", to: [session])
+            }
+        }
+    }
+}
+
+/// Whether a flow's failure is worth a status: not the host shutting down (each client shows
+/// its dismissed modal's own shutdown notice and reconnects; a status on top of it, as the
+/// connection closes, was a second message about the same event).
+func isWorthReporting(_ error: any Error) -> Bool {
+    if case RemoteModalError.hostShutdown = error { return false }
+    return true
+}
+
+/// The status a demo flow sends when it fails, then ends the flow: nothing for a host
+/// shutdown; `WHAT cancelled` (info) when the person closed the modal without a button
+/// (Escape: `failure` `cancelled`), which is a change of mind, not an error; `WHAT is not
+/// supported on this client` or `WHAT failed: REASON` (error) otherwise, cut to 240
+/// characters (REASON may quote a client's message).
+func reportFailure<Element>(
+    _ error: any Error, _ what: String, to sessions: [Session]
+) -> Observable<Element> {
+    guard isWorthReporting(error) else { return .empty() }
+    let text: String
+    let level: StatusLevel
+    switch error {
+    case RemoteModalError.cancelled: (text, level) = ("\(what) cancelled", .info)
+    case RemoteModalError.unsupported: (text, level) = ("\(what) is not supported on this client", .error)
+    default: (text, level) = ("\(what) failed: \(error)", .error)
+    }
+    // REASON may quote a client's `failure` message: the whole text is cut to 240 characters.
+    let shown = text.count > 240 ? String(text.prefix(240)) + "…" : text
+    for session in sessions { session.notify(shown, level: level) }
+    return .empty()
+}

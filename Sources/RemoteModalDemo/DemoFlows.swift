@@ -1,0 +1,23 @@
+import RemoteModalHost
+import RemoteModalReactive
+
+/// The demo host's flows (PROTOCOL.md, "The demo host"), one root coordinator per session.
+public enum DemoFlows {
+    /// Starts a `DemoCoordinator` for every new session of a host.
+    /// - Parameters:
+    ///   - host: The host.
+    ///   - login: The OpenID Connect login, or `nil` to leave the `login` control out.
+    ///   - photoMaxBytes: The most bytes the `photo` picker accepts in all (default 10 MiB).
+    ///   - options: Whether to add the `options` control (`OptionsCoordinator`).
+    /// - Returns: A disposable that stops starting flows on new sessions.
+    public static func install(
+        on host: ModalHost, login: OpenIDLogin? = nil, photoMaxBytes: Int = 10 * 1_048_576, options: Bool = false
+    ) -> any Disposable {
+        host.sessions.subscribe(onNext: { session in
+            DemoCoordinator(session: session, login: login, photoMaxBytes: photoMaxBytes, options: options).start()
+                .take(until: session.ended)
+                .subscribe()
+                .disposed(by: session.disposeBag)
+        })
+    }
+}

@@ -1,0 +1,237 @@
+import Foundation
+import RemoteModalCluster
+import RemoteModalFlags
+import RemoteModalHost
+import RemoteModalLogging
+import RemoteModalWebSocket
+
+/// Everything `modal-host` can be told, from flags or `MODAL_HOST_*` variables.
+public struct HostOptions: Sendable {
+    /// The transport configuration.
+    public var server = WebSocketServerConfiguration()
+    /// The host configuration.
+    public var host = ModalHostConfiguration()
+    /// Echo mode instead of the demo flows.
+    public var echo = false
+    /// The log level.
+    public var logLevel: LogLevel = .info
+    /// The OpenID Connect issuer for the `login` flow, if any.
+    public var oidcIssuer: String?
+    /// The OpenID Connect client id.
+    public var oidcClientID: String?
+    /// The most bytes the demo's photo picker accepts.
+    public var photoMaxBytes = 10 * 1_048_576
+    /// Whether sessions get the `options` control (`--demo-options`).
+    public var demoOptions = false
+
+    /// The flags `modal-host` accepts.
+    public static let parser = FlagParser(
+        [
+            FlagSpec("host", value: "ADDRESS", help: "address to bind (default 127.0.0.1)"),
+            FlagSpec("port", value: "N", help: "TCP port (default 8080; 0 picks a free one)"),
+            FlagSpec("web-root", value: "PATH", help: "folder served at / (default ./web)"),
+            FlagSpec("tls-cert", value: "PATH", help: "PEM certificate for https and wss"),
+            FlagSpec("tls-key", value: "PATH", help: "PEM private key for https and wss"),
+            FlagSpec("token", value: "TOKEN", help: "access token every client must send in hello"),
+            FlagSpec(
+                "allowed-origin", value: "ORIGIN", help: "extra browser origin allowed to connect", repeatable: true),
+            FlagSpec("retention", value: "SECONDS", help: "how long a session outlives its connection (default 60)"),
+            FlagSpec(
+                "hello-timeout", value: "SECONDS", help: "how long a new connection may wait before hello (default 10)"),
+            FlagSpec("max-message-bytes", value: "N", help: "largest accepted message (default 65536)"),
+            FlagSpec("rate", value: "N", help: "messages a second one connection may send (default 100)"),
+            FlagSpec("burst", value: "N", help: "messages one connection may send at once above --rate (default 200)"),
+            FlagSpec(
+                "token-file", value: "PATH",
+                help: "JSON file of tokens, each with the name and groups it grants (docs/security.md)"),
+            FlagSpec("max-sessions", value: "N", help: "sessions alive at once, connected or retained (default 10000)"),
+            FlagSpec(
+                "max-sessions-per-address", value: "N",
+                help: "sessions alive at once from one client address (default 64)"
+            ),
+            FlagSpec(
+                "max-retained-sessions", value: "N",
+                help: "sessions kept for resume without a connection; past it the oldest end early (default 2000)"),
+            FlagSpec("upload-window", value: "N", help: "upload chunks a client may keep unacknowledged (default 8)"),
+            FlagSpec(
+                "upload-rate", value: "BYTES", help: "upload bytes a second per connection (default 33554432: 32 MiB)"),
+            FlagSpec(
+                "max-upload-memory", value: "BYTES",
+                help: "upload bytes held in memory across the host, then spooled (default 67108864: 64 MiB)"),
+            FlagSpec(
+                "max-upload-spool", value: "BYTES",
+                help: "bytes of uploads in progress across the host (default 1073741824: 1 GiB)"),
+            FlagSpec(
+                "max-upload-per-address", value: "BYTES",
+                help: "bytes of uploads in progress one client address may hold (default 134217728: 128 MiB)"),
+            FlagSpec(
+                "upload-stall", value: "SECONDS",
+                help: "an upload with no chunk for this long is dropped, freeing its budget (default 60)"),
+            FlagSpec("spool-dir", value: "PATH", help: "folder for upload spool files (default: one under $TMPDIR)"),
+            FlagSpec("photo-max-bytes", value: "BYTES", help: "the demo photo picker's limit (default 10485760)"),
+            FlagSpec("log-level", value: "LEVEL", help: "trace, debug, info, warning or error (default info)"),
+            FlagSpec("oidc-issuer", value: "URL", help: "OpenID Connect issuer for the login flow"),
+            FlagSpec("oidc-client-id", value: "ID", help: "OpenID Connect client id for the login flow"),
+            FlagSpec(
+                "public-url", value: "URL", help: "the URL clients reach this host at (behind a balancer: its URL)"),
+            FlagSpec("instance", value: "NAME", help: "this host's name behind a balancer (routes auth callbacks)"),
+            FlagSpec(
+                "cluster", value: "URL",
+                help: "join a cluster through Redis at redis://HOST:PORT[/DB] (docs/deployment.md)"),
+            FlagSpec(
+                "cluster-expiry", value: "SECONDS",
+                help: "how long a silent host's sessions stay in the cluster's groups (default 15)"),
+            FlagSpec(
+                "max-connections", value: "N",
+                help: "WebSocket connections at once (default 10000; lowered to fit the open-file limit)"),
+            FlagSpec(
+                "max-connections-per-address", value: "N",
+                help: "WebSocket connections one client address may hold (default 64)"),
+            FlagSpec(
+                "trusted-proxy", value: "ADDRESS",
+                help: "proxy whose X-Forwarded-For names the client (IP address)", repeatable: true),
+            FlagSpec(
+                "allowed-host", value: "NAME",
+                help: "extra Host header name to serve (.example.com: every subdomain)", repeatable: true),
+            FlagSpec(
+                "max-outgoing-memory", value: "BYTES",
+                help: "bytes waiting to be sent across all connections (default 268435456: 256 MiB)"),
+            FlagSpec(
+                "socket-send-buffer", value: "BYTES",
+                help: "kernel send buffer of each connection; 0: the kernel's, growing to megabytes (default 262144)"),
+            FlagSpec("metrics-token", value: "TOKEN", help: "bearer token /metrics requires (default: none needed)"),
+            FlagSpec("echo", help: "echo every message back (conformance suites and benchmarks)"),
+            FlagSpec("demo-options", help: "add an 'options' control showing the optional modal fields (tests)"),
+        ], environmentPrefix: "MODAL_HOST")
+
+    /// Creates the defaults.
+    public init() {}
+
+    /// Parses the command line.
+    /// - Parameters:
+    ///   - arguments: The arguments without the program name.
+    ///   - environment: The environment, for `MODAL_HOST_*` defaults.
+    /// - Returns: The options, or `nil` when `--help` was asked for.
+    /// - Throws: `FlagError` with a message for the person who typed it.
+    public static func parse(_ arguments: [String], environment: [String: String]) throws -> HostOptions? {
+        let flags = try parser.parse(arguments, environment: environment)
+        if flags.has("help") { return nil }
+        var options = HostOptions()
+        options.server.host = flags.string("host") ?? options.server.host
+        options.server.port = try flags.int("port", in: 0...65_535) ?? options.server.port
+        options.server.webRoot = flags.string("web-root") ?? "web"
+        options.server.maxMessageBytes = try flags.int("max-message-bytes", in: 1_024...(64 << 20)) ?? 65_536
+        options.server.allowedOrigins = flags.strings("allowed-origin")
+        switch (flags.string("tls-cert"), flags.string("tls-key")) {
+        case (let cert?, let key?):
+            options.server.tls = TLSConfiguration(certificatePath: cert, privateKeyPath: key)
+        case (nil, nil):
+            break
+        default:
+            throw FlagError.unusable(flag: "tls-cert", reason: "--tls-cert and --tls-key go together")
+        }
+        options.host.accessToken = flags.string("token")
+        options.host.retentionSeconds = try flags.seconds("retention") ?? 60
+        options.host.helloTimeoutSeconds = try flags.seconds("hello-timeout") ?? 10
+        options.host.messagesPerSecond = Double(try flags.int("rate", in: 1...1_000_000) ?? 100)
+        options.host.messageBurst = Double(try flags.int("burst", in: 1...1_000_000) ?? 200)
+        if let path = flags.string("token-file") {
+            do {
+                options.host.tokenGrants = try TokenGrant.load(path: path)
+            } catch {
+                throw FlagError.unusable(
+                    flag: "token-file", reason: "\(error) (format: docs/security.md, \"Token file\")")
+            }
+        }
+        options.host.maxSessions = try flags.int("max-sessions", in: 1...10_000_000) ?? 10_000
+        options.host.maxSessionsPerAddress = try flags.int("max-sessions-per-address", in: 1...10_000_000) ?? 64
+        options.host.maxRetainedSessions = try flags.int("max-retained-sessions", in: 0...10_000_000) ?? 2_000
+        options.server.maxOutgoingBytes =
+            try flags.int("max-outgoing-memory", in: 1_048_576...(1 << 40)) ?? 256 * 1_048_576
+        options.server.socketSendBufferBytes =
+            try flags.int("socket-send-buffer", in: 0...(1 << 30)) ?? 256 * 1_024
+        options.host.uploadWindow = try flags.int("upload-window", in: 1...1_024) ?? 8
+        options.host.uploadBytesPerSecond = try flags.int("upload-rate", in: 1_024...Int(Int32.max)) ?? 32 * 1_048_576
+        options.host.maxUploadMemoryBytes = try flags.int("max-upload-memory", in: 0...(1 << 40)) ?? 64 * 1_048_576
+        options.host.maxUploadSpoolBytes = try flags.int("max-upload-spool", in: 0...(1 << 40)) ?? 1_024 * 1_048_576
+        options.host.spoolDirectory = flags.string("spool-dir")
+        options.host.maxUploadBytesPerAddress =
+            try flags.int("max-upload-per-address", in: 0...(1 << 40)) ?? 128 * 1_048_576
+        options.host.uploadStallSeconds = try flags.seconds("upload-stall") ?? 60
+        options.photoMaxBytes = try flags.int("photo-max-bytes", in: 1...Int(Int32.max)) ?? 10 * 1_048_576
+        if let name = flags.string("log-level") {
+            guard let level = LogLevel(name: name) else {
+                throw FlagError.invalidValue(
+                    flag: "log-level", value: name, expected: "a log level (trace, debug, info, warning, error)")
+            }
+            options.logLevel = level
+        }
+        options.oidcIssuer = flags.string("oidc-issuer")
+        options.oidcClientID = flags.string("oidc-client-id")
+        if options.oidcIssuer != nil, options.oidcClientID == nil {
+            throw FlagError.unusable(flag: "oidc-issuer", reason: "needs --oidc-client-id too")
+        }
+        options.echo = flags.has("echo")
+        options.demoOptions = flags.has("demo-options")
+        options.publicURL = flags.string("public-url")
+        try parseAdmission(flags, into: &options)
+        options.host.instance = flags.string("instance")
+        let expiry = try flags.seconds("cluster-expiry") ?? 15
+        if let url = flags.string("cluster") {
+            do {
+                options.host.cluster = try ClusterConfiguration.redis(
+                    url: url, hostName: options.host.instance, membershipExpirySeconds: expiry)
+            } catch {
+                throw FlagError.invalidValue(flag: "cluster", value: url, expected: "redis://HOST:PORT[/DB]")
+            }
+        }
+        return options
+    }
+
+    private static func parseAdmission(_ flags: ParsedFlags, into options: inout HostOptions) throws {
+        options.server.maxConnections = try flags.int("max-connections", in: 1...1_000_000) ?? 10_000
+        options.server.maxConnectionsPerAddress =
+            try flags.int("max-connections-per-address", in: 1...1_000_000) ?? 64
+        options.server.trustedProxies = try flags.strings("trusted-proxy").map { address in
+            guard let canonical = AdmissionPolicy.normalizedIP(address) else {
+                throw FlagError.invalidValue(flag: "trusted-proxy", value: address, expected: "an IP address")
+            }
+            return canonical
+        }
+        options.server.allowedHosts = flags.strings("allowed-host").map { $0.lowercased() }
+        if let publicURL = options.publicURL {
+            guard let host = URL(string: publicURL)?.host, !host.isEmpty else {
+                throw FlagError.invalidValue(flag: "public-url", value: publicURL, expected: "an absolute URL")
+            }
+            options.server.publicHost = host.trimmingCharacters(in: CharacterSet(charactersIn: "[]")).lowercased()
+        }
+        if let token = flags.string("metrics-token") {
+            guard !token.isEmpty else {
+                throw FlagError.unusable(flag: "metrics-token", reason: "the token must not be empty")
+            }
+            options.server.metricsToken = token
+        }
+    }
+
+    /// Why the page at `/` will not load, when the web root is missing (the host still
+    /// starts: the WebSocket and HTTP endpoints work without it).
+    public var webRootProblem: String? {
+        guard let root = server.webRoot else { return nil }
+        let index = URL(fileURLWithPath: root).appendingPathComponent("index.html").path
+        guard !FileManager.default.fileExists(atPath: index) else { return nil }
+        let absolute = URL(fileURLWithPath: root).standardizedFileURL.path
+        return "no index.html in the web root '\(absolute)': the page at / will not load"
+            + " (run from the project folder, or pass --web-root PATH)"
+    }
+
+    /// `--public-url`, if given.
+    public var publicURL: String?
+
+    /// The URL clients use to reach this host (for callback URLs).
+    public var publicBaseURL: String {
+        if let publicURL { return publicURL.hasSuffix("/") ? String(publicURL.dropLast()) : publicURL }
+        let scheme = server.tls == nil ? "http" : "https"
+        let address = server.host == "0.0.0.0" ? "127.0.0.1" : server.host
+        return "\(scheme)://\(address):\(server.port)"
+    }
+}

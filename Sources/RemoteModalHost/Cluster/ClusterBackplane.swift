@@ -1,0 +1,84 @@
+import Foundation
+
+/// What a host needs from the shared engine that joins hosts into a cluster: pub/sub
+/// channels and one atomic "first one wins" operation. `RedisBackplane` (in
+/// RemoteModalCluster) is the real one;
+/// tests use an in-memory one.
+///
+/// Events and completions may arrive on any thread; the host hops onto its executor.
+public protocol ClusterBackplane: Sendable {
+    /// Starts: subscribes to `channels` and reports state changes and messages.
+    /// - Parameters:
+    ///   - channels: The channels this host listens to.
+    ///   - events: Where to report.
+    func start(channels: [String], events: ClusterBackplaneEvents)
+    /// Publishes a message (fire and forget: a lost connection is reported through
+    /// `events.connected(false)`).
+    /// - Parameters:
+    ///   - channel: The channel.
+    ///   - payload: The message.
+    func publish(_ channel: String, _ payload: String)
+    /// Claims `key` for `owner` if nobody has: atomically, across every host.
+    /// - Parameters:
+    ///   - key: The key (a presentation's id).
+    ///   - owner: Who claims it.
+    ///   - ttlSeconds: How long the claim is remembered.
+    ///   - done: Called once with the outcome.
+    func claim(_ key: String, owner: String, ttlSeconds: Double, _ done: @escaping @Sendable (ClusterClaim) -> Void)
+    /// Stops; no more events after it returns.
+    func stop()
+}
+
+/// How a claim went.
+public enum ClusterClaim: Sendable, Equatable {
+    /// This owner was first.
+    case won
+    /// Someone else was first.
+    case lost
+    /// The backplane could not decide (unreachable).
+    case unavailable
+}
+
+/// The backplane's reports to its host.
+public struct ClusterBackplaneEvents: Sendable {
+    /// The subscription is live (`true`) or lost (`false`, reconnecting with backoff).
+    public var connected: @Sendable (Bool) -> Void
+    /// A message on one of the subscribed channels.
+    public var message: @Sendable (_ channel: String, _ payload: String) -> Void
+
+    /// Creates the events.
+    /// - Parameters:
+    ///   - connected: State changes.
+    ///   - message: Messages.
+    public init(connected: @escaping @Sendable (Bool) -> Void, message: @escaping @Sendable (String, String) -> Void) {
+        self.connected = connected
+        self.message = message
+    }
+}
+
+/// How a host takes part in a cluster.
+public struct ClusterConfiguration: Sendable {
+    /// The shared engine.
+    public var backplane: any ClusterBackplane
+    /// This host's name in the cluster (unique among live hosts; a random suffix is added).
+    public var hostID: String
+    /// How long a host's members stay known without a heartbeat; heartbeats go out every
+    /// third of it. A dead host's sessions drop out of every group within this time.
+    public var membershipExpirySeconds: Double = 15
+    /// How long a presentation's "answered" claim is remembered in the backplane.
+    public var claimTTLSeconds: Double = 3_600
+
+    /// Creates a configuration.
+    /// - Parameters:
+    ///   - backplane: The shared engine.
+    ///   - hostName: A readable prefix for this host's cluster id (`--instance`), or `nil`.
+    ///   - membershipExpirySeconds: See `membershipExpirySeconds`.
+    public init(backplane: any ClusterBackplane, hostName: String? = nil, membershipExpirySeconds: Double = 15) {
+        self.backplane = backplane
+        var generator = SystemRandomNumberGenerator()
+        let random: UInt64 = generator.next()
+        let suffix = String(random & 0xFF_FFFF_FFFF, radix: 36)
+        self.hostID = (hostName ?? "host") + "-" + suffix
+        self.membershipExpirySeconds = membershipExpirySeconds
+    }
+}

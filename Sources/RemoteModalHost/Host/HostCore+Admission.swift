@@ -1,0 +1,110 @@
+import Foundation
+import RemoteModalLogging
+
+/// How a `hello`'s token was judged.
+enum Authorization {
+    /// The host requires no token.
+    case open
+    /// A known token: which grant, the name it imposes, the groups it allows (`nil`: any).
+    case granted(key: Int, name: String?, groups: Set<String>?)
+    /// Missing or unknown.
+    case refused
+}
+
+extension HostCore {
+    /// Judges a `hello`'s token against `accessToken` and the token grants, comparing each
+    /// in constant time (every grant is compared, so timing does not tell which matched).
+    func authorize(_ token: String?) -> Authorization {
+        guard configuration.accessToken != nil || !configuration.tokenGrants.isEmpty else { return .open }
+        guard let token else { return .refused }
+        var found: Authorization = .refused
+        if let expected = configuration.accessToken, Secrets.constantTimeEquals(token, expected) {
+            found = .granted(key: -1, name: nil, groups: nil)
+        }
+        for (index, grant) in configuration.tokenGrants.enumerated()
+        where Secrets.constantTimeEquals(token, grant.token) {
+            found = .granted(key: index, name: grant.name, groups: grant.groups)
+        }
+        return found
+    }
+
+    /// Makes room for a new session from `address`, evicting retained sessions if that
+    /// is what the caps need. Returns the refusal reason when there is no room.
+    func admitSession(from address: String) -> String? {
+        if sessionsByAddress[address, default: 0] >= configuration.maxSessionsPerAddress {
+            guard let victim = evictionCandidate(where: { $0.address == address }) else {
+                return "too many sessions from this address"
+            }
+            evict(victim, because: "its address is at its session limit")
+        }
+        if sessions.count >= configuration.maxSessions {
+            guard let victim = evictionCandidate(where: { _ in true }) else { return "host at session capacity" }
+            evict(victim, because: "the host is at its session limit")
+        }
+        return nil
+    }
+
+    /// Ends the oldest retained sessions while more than `maxRetainedSessions` are kept.
+    func enforceRetainedLimit() {
+        while retainedCount > configuration.maxRetainedSessions,
+            let victim = evictionCandidate(where: { _ in true })
+        {
+            evict(victim, because: "more than \(configuration.maxRetainedSessions) sessions are retained")
+        }
+    }
+
+    /// The retained session to end first: nothing pending before something pending, then
+    /// the longest disconnected.
+    private func evictionCandidate(where matches: (SessionState) -> Bool) -> SessionState? {
+        var best: SessionState?
+        for session in sessions.values where session.alive && session.disconnectOrder != nil && matches(session) {
+            guard let current = best else {
+                best = session
+                continue
+            }
+            let key = (session.pending.isEmpty ? 0 : 1, session.disconnectOrder ?? 0)
+            let bestKey = (current.pending.isEmpty ? 0 : 1, current.disconnectOrder ?? 0)
+            if key < bestKey { best = session }
+        }
+        return best
+    }
+
+    private func evict(_ session: SessionState, because reason: String) {
+        logger.info("session \(session.shortID) ended early: \(reason)")
+        metrics.update { $0.sessionsEvicted += 1 }
+        expire(session)
+    }
+
+    /// Returns memory freed by ended sessions to the system every `interval` while
+    /// sessions end (a flood's memory would otherwise stay with the process).
+    func startTrimming(every interval: Duration = .seconds(10)) {
+        let ended = metrics.snapshot.sessionsExpired
+        trimTimer = clock.schedule(after: interval) { [weak self] in
+            guard let self else { return }
+            perform {
+                guard !self.stopped else { return }
+                if self.metrics.snapshot.sessionsExpired != ended { self.configuration.returnFreedMemory?() }
+                self.dropStalledUploads()
+                self.startTrimming(every: interval)
+            }
+        }
+    }
+
+    /// Drops uploads that stopped moving (`uploadStallSeconds`), releasing their budget.
+    func dropStalledUploads() {
+        let deadline = clock.now.timeIntervalSince1970 - configuration.uploadStallSeconds
+        var dropped = 0
+        for session in sessions.values {
+            for presentation in session.pending.values {
+                dropped += presentation.uploads?.dropStalled(before: deadline) ?? 0
+            }
+        }
+        guard dropped > 0 else { return }
+        logger.info(
+            "\(dropped) stalled upload(s) dropped after \(Int(configuration.uploadStallSeconds)) s without a chunk")
+        metrics.update {
+            $0.uploadMemoryBytes = uploadBudget.memoryInUse
+            $0.uploadSpoolBytes = uploadBudget.spooled
+        }
+    }
+}

@@ -1,0 +1,243 @@
+import Foundation
+import RemoteModalProtocol
+
+/// A refused upload chunk: the error for the client, and whether the file's held bytes
+/// were dropped (they stay for an offset that does not continue them).
+struct UploadRefusal: Error {
+    let error: ProtocolError
+    let droppedFile: Bool
+}
+
+/// Reassembles one picker's uploads: offsets contiguous, sizes consistent, total within
+/// `maxBytes`, and the host-wide `UploadBudget` respected. Bytes are held in memory while
+/// the file is small and the host's memory budget allows, otherwise in a spool file.
+/// What is held survives disconnects (the presentation outlives its connections).
+///
+/// Executor-confined: `@unchecked Sendable` only so closures that hop onto the executor
+/// can carry it.
+final class UploadAssembly: @unchecked Sendable {
+    private final class FileInProgress {
+        let name: String
+        let mimeType: String
+        let size: Int
+        var received = 0
+        var memory = Data()
+        var spool: FileHandle?
+        var spoolURL: URL?
+        var hash = SHA256()
+        var complete = false
+        /// The client address whose share of the budget reserves this file.
+        let address: String
+        /// When a chunk of it last arrived (seconds): a file that stops moving loses its
+        /// reservation (`dropStalled`).
+        var lastChunk: Double
+
+        init(name: String, mimeType: String, size: Int, address: String, now: Double) {
+            self.name = name
+            self.mimeType = mimeType
+            self.size = size
+            self.address = address
+            self.lastChunk = now
+        }
+    }
+
+    /// The most bytes of one chunk, as PROTOCOL.md says.
+    static let maxChunkBytes = 32 * 1_024
+    let maxBytes: Int
+    let maxFiles: Int
+    /// A file whose bytes pass this goes to a spool file even when memory allows.
+    let spoolThreshold: Int
+    /// The kinds of files the picker accepts (`nil`: any), checked at each file's first chunk.
+    let accepted: AcceptedMedia?
+    private let budget: UploadBudget
+    private var files: [Int: FileInProgress] = [:]
+
+    init(
+        maxBytes: Int, maxFiles: Int, budget: UploadBudget, spoolThreshold: Int = 256 * 1_024,
+        accepted: AcceptedMedia? = nil
+    ) {
+        self.maxBytes = maxBytes
+        self.maxFiles = maxFiles
+        self.budget = budget
+        self.spoolThreshold = spoolThreshold
+        self.accepted = accepted
+    }
+
+    /// The contiguous bytes held of each file that has any, by file index.
+    var held: [ReceivedFile] {
+        files.keys.sorted().compactMap { index in
+            let file = files[index]!
+            return file.received > 0 ? ReceivedFile(file: index, bytes: file.received) : nil
+        }
+    }
+
+    /// Adds a chunk. Offset 0 (re)starts a file; any other offset must equal what is held.
+    /// - Returns: The contiguous bytes now held of the chunk's file, and the chunk's size.
+    /// - Throws: `UploadRefusal`; an offset that does not continue the file keeps what is
+    ///   held, any other violation drops that file's bytes.
+    func add(_ chunk: UploadChunk, from address: String = "", now: Double = 0) throws(UploadRefusal) -> (
+        held: Int, bytes: Int
+    ) {
+        func refuse(_ reason: String, drop: Bool = true) -> UploadRefusal {
+            if drop { discard(chunk.file) }
+            return UploadRefusal(error: ProtocolError(.uploadInvalid, reason, ref: "upload"), droppedFile: drop)
+        }
+        guard chunk.file < maxFiles else {
+            throw refuse("file \(chunk.file) is past the selection limit of \(maxFiles)", drop: false)
+        }
+        guard let bytes = Data(base64Encoded: chunk.data) else {
+            throw refuse("field 'data' is not base64", drop: false)
+        }
+        guard bytes.count <= Self.maxChunkBytes else { throw refuse("a chunk carries at most 32 KiB", drop: false) }
+        if chunk.offset == 0 {
+            // A file starts (again: a client that lost track of what the host holds starts over).
+            discard(chunk.file)
+            let others = files.values.reduce(0) { $0 + $1.size }
+            guard chunk.size >= 0, others + chunk.size <= maxBytes else {
+                throw refuse("the files add up to more than \(maxBytes) bytes", drop: false)
+            }
+            // The picker's filter: the declared type, and the first bytes where they are telling.
+            if let refusal = accepted?.refusal(
+                file: chunk.file, name: chunk.name, mimeType: chunk.mimeType, firstBytes: bytes)
+            {
+                throw refuse(refusal, drop: false)
+            }
+            switch budget.reserve(chunk.size, for: address) {
+            case .reserved:
+                break
+            case .hostFull:
+                throw refuse("host upload budget exhausted; try again later", drop: false)
+            case .addressFull:
+                throw refuse(
+                    "upload budget of this client address exhausted (other uploads from it are in progress);"
+                        + " try again later", drop: false)
+            }
+            files[chunk.file] = FileInProgress(
+                name: chunk.name, mimeType: chunk.mimeType, size: chunk.size, address: address, now: now)
+        }
+        guard let file = files[chunk.file] else {
+            throw refuse("file \(chunk.file) must start at offset 0 (the host holds 0 bytes of it)", drop: false)
+        }
+        guard !file.complete else {
+            throw refuse(
+                "file \(chunk.file) is complete (the host holds all \(file.received) bytes); send the result",
+                drop: false)
+        }
+        guard chunk.offset == file.received else {
+            throw refuse(
+                "offset \(chunk.offset) does not continue file \(chunk.file): the host holds \(file.received) bytes;"
+                    + " send from offset \(file.received)", drop: false)
+        }
+        guard chunk.size == file.size, chunk.name == file.name else {
+            throw refuse("file \(chunk.file) changed its name or size")
+        }
+        guard file.received + bytes.count <= file.size else {
+            throw refuse("file \(chunk.file) is longer than its size")
+        }
+        guard store(bytes, in: file) else { throw refuse("the host could not store the upload") }
+        file.hash.update(bytes)
+        file.received += bytes.count
+        file.lastChunk = now
+        if chunk.last {
+            guard file.received == file.size else {
+                throw refuse("file \(chunk.file) ended after \(file.received) of \(file.size) bytes")
+            }
+            file.complete = true
+            try? file.spool?.close()
+            file.spool = nil
+        }
+        return (file.received, bytes.count)
+    }
+
+    /// Keeps bytes in memory while the file is small and the host's memory budget allows;
+    /// otherwise moves the file to a spool file. `false` when the disk refuses.
+    private func store(_ bytes: Data, in file: FileInProgress) -> Bool {
+        if file.spool == nil, file.memory.count + bytes.count <= spoolThreshold, budget.takeMemory(bytes.count) {
+            file.memory.append(bytes)
+            return true
+        }
+        if file.spool == nil {
+            let url = budget.spool.newFile()
+            guard
+                FileManager.default.createFile(
+                    atPath: url.path, contents: file.memory, attributes: [.posixPermissions: 0o600]),
+                let handle = try? FileHandle(forWritingTo: url)
+            else { return false }
+            _ = try? handle.seekToEnd()
+            file.spool = handle
+            file.spoolURL = url
+            budget.returnMemory(file.memory.count)
+            budget.spooled(file.memory.count)
+            file.memory = Data()
+        }
+        do {
+            try file.spool?.write(contentsOf: bytes)
+        } catch {
+            return false
+        }
+        budget.spooled(bytes.count)
+        return true
+    }
+
+    /// Checks the result's items against what was received and hands over the files.
+    /// - Throws: `upload_invalid` when an item does not match the received bytes (every
+    ///   file is then dropped, as PROTOCOL.md says).
+    func finish(_ items: [PickedItem]) throws(ProtocolError) -> [PickedFile] {
+        func invalid(_ reason: String) -> ProtocolError {
+            reset()
+            return ProtocolError(.uploadInvalid, reason, ref: "result")
+        }
+        guard items.count == files.count else {
+            throw invalid("the result lists \(items.count) files but \(files.count) were uploaded")
+        }
+        for (index, item) in items.enumerated() {
+            guard let file = files[index], file.complete else { throw invalid("file \(index) was not fully uploaded") }
+            guard item.size == file.size, item.name == file.name else {
+                throw invalid("file \(index): name or size differs from the upload")
+            }
+            guard item.sha256 == file.hash.hexDigest() else { throw invalid("file \(index): SHA-256 does not match") }
+        }
+        var picked: [PickedFile] = []
+        for (index, item) in items.enumerated() {
+            let file = files[index]!
+            picked.append(
+                PickedFile(
+                    name: file.name, mimeType: file.mimeType, size: file.size, sha256: item.sha256,
+                    data: file.spoolURL == nil ? file.memory : nil, fileURL: file.spoolURL))
+            // Ownership of the bytes (and of the spool file) passes to the PickedFile.
+            budget.returnMemory(file.memory.count)
+            budget.spooled(-(file.spoolURL == nil ? 0 : file.received))
+            budget.release(file.size, for: file.address)
+        }
+        files = [:]
+        return picked
+    }
+
+    /// Drops everything received (the modal ended, or the person cancelled).
+    func reset() {
+        for index in Array(files.keys) { discard(index) }
+    }
+
+    /// Drops one file's bytes, its spool file and its reservation.
+    private func discard(_ index: Int) {
+        guard let file = files.removeValue(forKey: index) else { return }
+        try? file.spool?.close()
+        if let url = file.spoolURL {
+            try? FileManager.default.removeItem(at: url)
+            budget.spooled(-file.received)
+        }
+        budget.returnMemory(file.memory.count)
+        budget.release(file.size, for: file.address)
+    }
+
+    /// Drops files still in progress that got no chunk since `deadline` (seconds), so an
+    /// upload left hanging by a connected client does not hold its share of the budget
+    /// for ever. Complete files wait for the result untouched.
+    /// - Returns: How many files were dropped.
+    @discardableResult
+    func dropStalled(before deadline: Double) -> Int {
+        let stalled = files.filter { !$0.value.complete && $0.value.lastChunk < deadline }.map(\.key)
+        for index in stalled { discard(index) }
+        return stalled.count
+    }
+}

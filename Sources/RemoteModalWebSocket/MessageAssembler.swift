@@ -1,0 +1,99 @@
+import Foundation
+import RemoteModalTransport
+
+/// Reassembles one connection's fragments into messages and enforces the size limit.
+/// Pure state machine: no I/O, so it tests without a socket.
+struct MessageAssembler {
+    /// What the caller does after feeding a fragment.
+    enum Output: Equatable {
+        /// Wait for more fragments.
+        case incomplete
+        /// A whole message arrived.
+        case message(WebSocketMessage)
+        /// The message passes the limit: close with 1009.
+        case tooLarge
+        /// Text that is not valid UTF-8: close with 1007.
+        case invalidText
+    }
+
+    let limit: Int
+    // Grown by explicit doubling, so a message costs linear time whatever the container's
+    // own growth policy; a buffer over 64 KiB is released once its message is delivered.
+    private var buffer: [UInt8] = []
+    private var isBinary = false
+    private var inMessage = false
+    private var discarding = false
+
+    init(limit: Int) {
+        self.limit = limit
+    }
+
+    /// Feeds one fragment (or part of one) as libwebsockets delivers it.
+    /// - Parameters:
+    ///   - bytes: The payload bytes.
+    ///   - isFinal: Whether this ends the message.
+    ///   - binary: Whether the message is binary (read on the first fragment).
+    ///   - remainingInFrame: Bytes of this frame not yet delivered (lets an oversized
+    ///     frame be refused before it is buffered).
+    mutating func feed(
+        _ bytes: UnsafeRawBufferPointer, isFinal: Bool, binary: Bool, remainingInFrame: Int = 0
+    ) -> Output {
+        // NB: libwebsockets may hand one frame over in several pieces, each flagged as a
+        // first fragment; only our own `inMessage` tells where a message really starts.
+        if !inMessage {
+            buffer.removeAll(keepingCapacity: buffer.capacity <= 65_536)
+            isBinary = binary
+            inMessage = true
+            discarding = false
+        }
+        guard !discarding else { return .tooLarge }
+        if buffer.count + bytes.count + remainingInFrame > limit {
+            discarding = true
+            buffer.removeAll()
+            return .tooLarge
+        }
+        let needed = buffer.count + bytes.count
+        if needed > buffer.capacity {
+            // Doubling (up to the limit): every byte is copied O(1) times on average.
+            buffer.reserveCapacity(min(limit, max(needed, 2 * buffer.capacity, 4_096)))
+        }
+        buffer.append(contentsOf: bytes)
+        guard isFinal, remainingInFrame == 0 else { return .incomplete }
+        inMessage = false
+        defer { if buffer.capacity > 65_536 { buffer = [] } }
+        if isBinary { return .message(.binary(Data(buffer))) }
+        // NB: `String(validating:)` takes a generic, unspecialized path that cost more than
+        // the rest of receiving a message; ASCII (nearly every protocol message) needs no
+        // check beyond the high bits.
+        if Self.isASCII(buffer) { return .message(.text(String(decoding: buffer, as: UTF8.self))) }
+        guard let text = String(validating: buffer, as: UTF8.self) else { return .invalidText }
+        return .message(.text(text))
+    }
+
+    /// Whether every byte is below 0x80, eight bytes at a time.
+    static func isASCII(_ bytes: [UInt8]) -> Bool {
+        bytes.withUnsafeBytes { raw in
+            var offset = 0
+            var high: UInt64 = 0
+            while offset + 8 <= raw.count {
+                high |= raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+                offset += 8
+            }
+            while offset < raw.count {
+                high |= UInt64(raw[offset])
+                offset += 1
+            }
+            return high & 0x8080_8080_8080_8080 == 0
+        }
+    }
+}
+
+/// A connection's assembler behind a reference, fed in place without copying its buffer.
+/// Service-thread confined, like the dictionary that holds it.
+final class AssemblerBox {
+    var assembler: MessageAssembler
+
+    init(_ assembler: MessageAssembler) {
+        self.assembler = assembler
+    }
+}

@@ -1,0 +1,87 @@
+import RemoteModalLogging
+import RemoteModalTransport
+
+/// A certificate and private key in PEM files, for `wss://` and `https://`.
+public struct TLSConfiguration: Sendable, Equatable {
+    /// The certificate (chain) file.
+    public var certificatePath: String
+    /// The private key file.
+    public var privateKeyPath: String
+
+    /// Creates a TLS configuration.
+    /// - Parameters:
+    ///   - certificatePath: The certificate (chain) file.
+    ///   - privateKeyPath: The private key file.
+    public init(certificatePath: String, privateKeyPath: String) {
+        self.certificatePath = certificatePath
+        self.privateKeyPath = privateKeyPath
+    }
+}
+
+/// Everything a `WebSocketServer` needs to know; each limit is a documented default.
+public struct WebSocketServerConfiguration: Sendable {
+    /// The address to bind (`127.0.0.1` by default; `0.0.0.0` for every interface).
+    public var host = "127.0.0.1"
+    /// The TCP port (`0`: pick a free one; read it from `WebSocketServer.port`).
+    public var port = 8080
+    /// TLS, or `nil` for plain `ws://` and `http://`.
+    public var tls: TLSConfiguration?
+    /// The WebSocket path.
+    public var path = "/ws"
+    /// The subprotocol selected when a client offers it.
+    public var subprotocol = "remote-modal.v1"
+    /// Accept a client that offers only other subprotocols (echo mode for conformance
+    /// suites); otherwise such an upgrade is refused with 400.
+    public var acceptsAnySubprotocol = false
+    /// The largest message accepted; a larger one closes the connection with 1009.
+    public var maxMessageBytes = 65_536
+    /// Origins allowed besides the host's own (`scheme://host:port`). An upgrade
+    /// without `Origin` passes; a foreign one gets HTTP 403.
+    public var allowedOrigins: [String] = []
+    /// Seconds of silence before the server pings.
+    public var pingIntervalSeconds = 20
+    /// Pings that may go unanswered before the connection is dropped.
+    public var missedPongsBeforeClose = 2
+    /// The most WebSocket connections at once; upgrades past it get HTTP 503. The server
+    /// lowers it at start when the process may not open that many files (see
+    /// `fileDescriptorReserve`).
+    public var maxConnections = 10_000
+    /// The most WebSocket connections one client address may hold at once; upgrades past
+    /// it get HTTP 503. 64 is far above what a browser tab and its reconnects need.
+    public var maxConnectionsPerAddress = 64
+    /// Proxies whose `X-Forwarded-For` names the client (IP literals). From any other
+    /// peer the header is ignored and the peer is the client address.
+    public var trustedProxies: [String] = []
+    /// Host names the `Host` header may carry besides `localhost`, the bind address and
+    /// `publicHost` (a leading dot allows every subdomain); others get HTTP 403.
+    public var allowedHosts: [String] = []
+    /// The host of the public URL clients use (behind a balancer), allowed in `Host`.
+    public var publicHost: String?
+    /// When set, `/metrics` answers only requests with `Authorization: Bearer TOKEN`
+    /// (others get 401).
+    public var metricsToken: String?
+    /// File descriptors kept free for everything but connections (static files, upload
+    /// spool files, logs): the connection table is sized to the open-file limit minus this.
+    public var fileDescriptorReserve = 128
+    /// Bytes that may wait in one connection's outgoing queue; past it the connection
+    /// is closed with 1008 (a client that stopped reading).
+    public var outgoingQueueLimitBytes = 4 * 1_048_576
+    /// Bytes queued for sending across all connections; past it, a connection that asks to
+    /// queue more is closed with 1008 "host outgoing budget" (clients that stop reading
+    /// must not add up to the host's memory).
+    public var maxOutgoingBytes = 256 * 1_048_576
+    /// The kernel send buffer (`SO_SNDBUF`) of each accepted connection, in bytes (Linux
+    /// doubles it for its bookkeeping); 0 leaves the kernel's, which grows to about 4 MB
+    /// on a connection whose client stopped reading. What a socket does not take waits in
+    /// the outgoing queue, under `outgoingQueueLimitBytes` and `maxOutgoingBytes`.
+    public var socketSendBufferBytes = 256 * 1_024
+    /// The folder served at `/`, or `nil` to serve no files.
+    public var webRoot: String?
+    /// How many seconds `stop()` waits for connections to close before cutting them.
+    public var shutdownDeadlineSeconds = 2.0
+    /// The level at which libwebsockets' own log lines are forwarded to the logger.
+    public var libraryLogLevel: LogLevel = .warning
+
+    /// Creates the default configuration.
+    public init() {}
+}
