@@ -157,8 +157,8 @@ let package = Package(
             name: "RemoteModalTests",
             dependencies: [
                 "RemoteModalHost", "RemoteModalTestSupport", "RemoteModalTransport", "RemoteModalReactiveTestSupport",
-                "RemoteModalProtocol", "RemoteModalReactive", "RemoteModalAction", "RemoteModalLocking",
-                "RemoteModalLogging", "CRemoteModalMallocStats",
+                "RemoteModalProtocol", "RemoteModalReactive", "RemoteModalAction", "RemoteModalCoordinator",
+                "RemoteModalLocking", "RemoteModalLogging", "CRemoteModalMallocStats",
             ],
             swiftSettings: strict),
         .testTarget(

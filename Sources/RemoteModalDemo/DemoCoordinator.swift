@@ -5,9 +5,12 @@ import RemoteModalReactive
 
 /// The root flow of a demo session: its controls, each bound to an `Action` whose work
 /// runs a child coordinator.
+///
+/// Who holds what: the session holds this coordinator (`Session.coordinate(to:)`) until the
+/// session ends; each control holds its action strongly until the session ends; the actions
+/// capture `[unowned self]`, as upstream's do, which is safe because the session ends the
+/// controls' bindings before anything could tap them after the coordinator is released.
 final class DemoCoordinator: SessionCoordinator<Void>, @unchecked Sendable {
-    // The actions live as long as the coordinator (controls hold them weakly).
-    private var actions: [ButtonAction] = []
     private let login: OpenIDLogin?
     private let photoMaxBytes: Int
     private let options: Bool
@@ -32,14 +35,12 @@ final class DemoCoordinator: SessionCoordinator<Void>, @unchecked Sendable {
         let photo = ButtonAction { [unowned self] in
             self.coordinate(to: PhotoCoordinator(session: session, maxBytes: self.photoMaxBytes))
         }
-        actions = [signIn, contact, country, photo, approve]
         session.control("signIn", title: "Sign in").bind(to: signIn)
         session.control("contact", title: "Contact us").bind(to: contact)
         if let login {
             let logIn = ButtonAction { [unowned self] in
                 self.coordinate(to: LoginCoordinator(session: session, login: login))
             }
-            actions.append(logIn)
             session.control("login", title: "Log in").bind(to: logIn)
         }
         session.control("country", title: "Choose country").bind(to: country)
@@ -49,11 +50,10 @@ final class DemoCoordinator: SessionCoordinator<Void>, @unchecked Sendable {
             let showOptions = ButtonAction { [unowned self] in
                 self.coordinate(to: OptionsCoordinator(session: session))
             }
-            actions.append(showOptions)
             session.control("options", title: "Optional fields").bind(to: showOptions)
         }
-        // Runs until the session ends (the caller takes until `session.ended`).
-        return Observable.never().do(onDispose: { [self] in actions = [] })
+        // Runs until the session ends.
+        return .never()
     }
 }
 

@@ -14,10 +14,9 @@ public enum DemoFlows {
         on host: ModalHost, login: OpenIDLogin? = nil, photoMaxBytes: Int = 10 * 1_048_576, options: Bool = false
     ) -> any Disposable {
         host.sessions.subscribe(onNext: { session in
-            DemoCoordinator(session: session, login: login, photoMaxBytes: photoMaxBytes, options: options).start()
-                .take(until: session.ended)
-                .subscribe()
-                .disposed(by: session.disposeBag)
+            // The session owns its root coordinator until the session ends.
+            session.coordinate(
+                to: DemoCoordinator(session: session, login: login, photoMaxBytes: photoMaxBytes, options: options))
         })
     }
 }

@@ -68,6 +68,8 @@ final class PhotoCoordinator: SessionCoordinator<Void>, @unchecked Sendable {
             $0.maxBytes = maxBytes
         }
         .map { files in
+            // Nothing picked: the person cancelled (Cancel, Escape) or chose no file.
+            guard !files.isEmpty else { return session.notify("Photos cancelled", level: .info) }
             let bytes = files.reduce(0) { $0 + $1.size }
             session.notify("Received \(files.count) photo(s), \(bytes) bytes", level: .success)
         }

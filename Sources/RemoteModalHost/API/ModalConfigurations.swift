@@ -115,9 +115,11 @@ public struct PhotoPickerConfiguration: Sendable, Equatable {
     /// How many items may be picked; 0 means no limit (as PHPickerConfiguration), which
     /// the host caps at 1,000 files, the protocol's array limit.
     public var selectionLimit = 1
-    /// `image`, `video` (empty: both). The host refuses a file of another type at its
-    /// first chunk with `upload_invalid` ("only images are accepted here").
-    public var filter: [String] = ["image"]
+    /// What may be picked: `.images` (the default), `.videos`, `.any(of: [.images,
+    /// .videos])`, or wire names (`["image", "video"]`); `nil` or empty: both. The host
+    /// refuses a file of another type with `upload_invalid` ("only images are accepted
+    /// here").
+    public var filter: PickerFilter? = .images
     /// The most bytes all picked files may add up to.
     public var maxBytes = 10 * 1_048_576
     /// A line shown above the picker (`prompt` on the wire).
@@ -129,10 +131,11 @@ public struct PhotoPickerConfiguration: Sendable, Equatable {
 
 /// What a media picker offers.
 public struct MediaPickerConfiguration: Sendable, Equatable {
-    /// Media types: `audio` (or `music`, `podcast`, `audioBook`, `anyAudio`), `video`
-    /// (or `movie`, `tvShow`, `musicVideo`, `anyVideo`, ...), `any`; empty: audio and
-    /// video. The host refuses a file of another type at its first chunk.
-    public var types: [String] = ["audio"]
+    /// Media types, as `MPMediaType` spells them: `.music`, `.podcast`, `.audioBook`,
+    /// `.anyAudio` (audio), `.movie`, `.tvShow`, `.musicVideo`, `.anyVideo` (video), `.any`,
+    /// or wire names (`["audio"]`, the default); empty: audio and video. The host refuses
+    /// a file of another type.
+    public var types: MediaTypes = ["audio"]
     /// Whether several items may be picked.
     public var allowsMultiple = false
     /// The most bytes all picked files may add up to.

@@ -88,7 +88,8 @@ extension RemoteModal {
     ///   - presenter: Where to present.
     ///   - timeout: Dismiss with `timeout` after this long.
     ///   - configuration: Limits and filter.
-    /// - Returns: The picked files (empty: the person picked nothing).
+    /// - Returns: The picked files; empty when the person picked nothing or cancelled
+    ///   (Cancel, Escape, closing the picker), as upstream's pickers emit an empty list.
     public static func photoPicker(
         presenter: Presenter = .current, timeout: Duration? = nil,
         configuration: (inout PhotoPickerConfiguration) -> Void = { _ in }
@@ -96,7 +97,8 @@ extension RemoteModal {
         var picker = PhotoPickerConfiguration()
         configuration(&picker)
         let description = ModalDescription.photoPicker(
-            selectionLimit: max(0, picker.selectionLimit), filter: picker.filter, maxBytes: picker.maxBytes,
+            selectionLimit: max(0, picker.selectionLimit), filter: picker.filter?.kinds ?? [],
+            maxBytes: picker.maxBytes,
             prompt: picker.prompt)
         return pickFiles(description, presenter, timeout)
     }
@@ -106,7 +108,8 @@ extension RemoteModal {
     ///   - presenter: Where to present.
     ///   - timeout: Dismiss with `timeout` after this long.
     ///   - configuration: Types and limits.
-    /// - Returns: The picked files (empty: the person picked nothing).
+    /// - Returns: The picked files; empty when the person picked nothing or cancelled
+    ///   (Cancel, Escape, closing the picker), as upstream's pickers emit an empty list.
     public static func mediaPicker(
         presenter: Presenter = .current, timeout: Duration? = nil,
         configuration: (inout MediaPickerConfiguration) -> Void = { _ in }
@@ -114,7 +117,7 @@ extension RemoteModal {
         var picker = MediaPickerConfiguration()
         configuration(&picker)
         let description = ModalDescription.mediaPicker(
-            types: picker.types, allowsMultiple: picker.allowsMultiple, maxBytes: picker.maxBytes,
+            types: picker.types.names, allowsMultiple: picker.allowsMultiple, maxBytes: picker.maxBytes,
             prompt: picker.prompt)
         return pickFiles(description, presenter, timeout)
     }
@@ -128,7 +131,15 @@ extension RemoteModal {
             presenter.present(
                 description, rules: [], timeout: timeout,
                 callbacks: PresentationCallbacks(
-                    answered: { report(.success($0.files)) }, failed: { report(.failure($0)) }))
+                    answered: { report(.success($0.files)) },
+                    failed: { error in
+                        // A cancelled picker picked nothing: a value, as upstream's is.
+                        if case RemoteModalError.cancelled = error {
+                            report(.success([]))
+                        } else {
+                            report(.failure(error))
+                        }
+                    }))
         }
     }
 

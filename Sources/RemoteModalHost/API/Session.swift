@@ -1,3 +1,4 @@
+import Foundation
 import RemoteModalLocking
 import RemoteModalProtocol
 import RemoteModalReactive
@@ -21,6 +22,8 @@ public final class Session: Sendable, Hashable, CustomStringConvertible {
     private let endedSubject = ReplaySubject<Void>.create(bufferSize: 1)
     private let controlItems = BehaviorRelay<[ControlItem]>(value: [])
     private let controlsDirty = Atomic<Bool>(false)
+    /// Root coordinators started with `coordinate(to:)`, kept until their flow ends.
+    let roots = Locked<[UUID: AnyObject]>([:])
 
     init(id: String, client: ClientDescription, core: HostCore) {
         self.id = id
