@@ -6,7 +6,7 @@ RELEASE_FLAGS := $(shell scripts/release-flags)
 # Every import must be a declared dependency (SwiftPM would otherwise leak transitive modules).
 IMPORT_CHECK = --explicit-target-dependency-import-check error
 
-.PHONY: fuzz test-asan test-chaos demo test test-swift test-python test-js test-browser test-terminal test-harness test-cluster test-docker test-autobahn test-tsan lint bench build bootstrap clean
+.PHONY: test-package fuzz test-asan test-chaos demo test test-swift test-python test-js test-browser test-terminal test-harness test-cluster test-docker test-autobahn test-tsan lint bench build bootstrap clean
 
 ## Run the demo host on http://127.0.0.1:8080 (installs what is missing first).
 demo:
@@ -14,7 +14,7 @@ demo:
 	$(SWIFT) run -c release $(RELEASE_FLAGS) modal-host
 
 ## Run every test: the Swift suites, the outside-client suites, the Autobahn suite.
-test: bootstrap test-swift test-python test-js test-browser test-terminal test-harness test-cluster test-chaos test-docker test-autobahn
+test: bootstrap test-swift test-package test-python test-js test-browser test-terminal test-harness test-cluster test-chaos test-docker test-autobahn
 
 bootstrap:
 	scripts/bootstrap
@@ -25,6 +25,11 @@ build: bootstrap
 test-swift: build
 	$(SWIFT) test $(SWIFT_FLAGS) $(IMPORT_CHECK)
 	MEMORY_TESTS=1 $(SWIFT) test $(SWIFT_FLAGS) $(IMPORT_CHECK) --filter MemoryTests
+
+## A dependent package: the README's manifest and Swift blocks against a tagged copy of this tree,
+## next to packages that declare Logging, Redis and WebSocket modules.
+test-package: bootstrap
+	scripts/check-package
 
 ## Outside clients (Python websockets) against a real modal-host process.
 test-python: build
