@@ -86,7 +86,10 @@ let package = Package(
             name: "RemoteModalCluster", dependencies: ["RemoteModalHost", "RemoteModalRedis"], swiftSettings: strict),
         .target(
             name: "RemoteModalTestSupport",
-            dependencies: ["RemoteModalHost", "RemoteModalProtocol", "RemoteModalTransport", "RemoteModalLocking"],
+            dependencies: [
+                "RemoteModalHost", "RemoteModalProtocol", "RemoteModalTransport", "RemoteModalLocking",
+                "RemoteModalLogging", "RemoteModalReactive", "RemoteModalReactiveTestSupport",
+            ],
             swiftSettings: strict),
         .target(
             name: "RemoteModalReactiveTestSupport", dependencies: ["RemoteModalReactive", "RemoteModalLocking"],

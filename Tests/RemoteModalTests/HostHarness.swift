@@ -7,69 +7,29 @@ import RemoteModalReactiveTestSupport
 import RemoteModalTestSupport
 import Synchronization
 
-/// A host on an in-memory transport with a virtual clock.
+/// The suite's host: `RemoteModalTestSupport`'s `InMemoryHost`, with a session lookup that
+/// may assume the client was welcomed.
 final class HostHarness: Sendable {
-    let transport = InMemoryTransport()
-    let clock = TestScheduler()
-    let host: ModalHost
-    private let known = SessionRegistry()
-    private let subscription: any Disposable
+    let base: InMemoryHost
+    var transport: InMemoryTransport { base.transport }
+    var clock: TestScheduler { base.clock }
+    var host: ModalHost { base.host }
 
     init(_ configure: (inout ModalHostConfiguration) -> Void = { _ in }) {
-        var configuration = ModalHostConfiguration()
-        configure(&configuration)
-        host = ModalHost(
-            configuration: configuration, transport: transport, clock: clock,
-            logger: Logger(label: "test-host", settings: LoggerSettings(level: .error)))
-        subscription = host.sessions.subscribe(onNext: { [known] session in known.add(session) })
-        try! host.start()
+        base = InMemoryHost(configure)
     }
 
-    deinit { subscription.dispose() }
-
-    /// Connects a client and says hello.
     func connect(
         name: String = "test", group: String? = nil, capabilities: [String] = ["alert", "actionSheet"],
         resume: String? = nil
     ) -> TestClient {
-        let client = transport.connect()
-        client.hello(name: name, group: group, capabilities: capabilities, resume: resume)
-        settle()
-        return client
+        base.connect(name: name, group: group, capabilities: capabilities, resume: resume)
     }
 
-    func session(of client: TestClient) -> Session {
-        known.session(client.session!)!
-    }
-
-    /// Lets the host finish what it is doing, including work it queued for itself
-    /// (coalesced `controls` messages).
-    func settle() {
-        host.barrier()
-        host.barrier()
-    }
-
-    /// Stops remembering a session (long-running tests, so the harness does not keep them).
-    func forget(_ session: Session) { known.remove(session.id) }
-
-    /// Moves the virtual clock on and lets the host finish what the timers started,
-    /// including timers those schedule from the host's executor on the way (a chain of
-    /// held upload acknowledgements): the clock's loop cannot see a timer the executor
-    /// has not scheduled yet, so it runs again after each settle until none is due.
-    ///
-    /// One second at a time: a timer that a due action re-schedules from the executor (the
-    /// host's trim, every 10 s) is scheduled from the time it ran at, not from a clock that
-    /// already jumped to the target (that made `UploadTests`' stalled-upload check flaky: the
-    /// trim at 10 s re-scheduled itself after 55 s, and the one at 40 s never ran).
-    func advance(seconds: Int) {
-        for _ in 0..<seconds {
-            let target = clock.clock + 1
-            repeat {
-                clock.advanceTo(target)
-                settle()
-            } while clock.hasActions(upTo: target)
-        }
-    }
+    func session(of client: TestClient) -> Session { base.session(of: client)! }
+    func settle() { base.settle() }
+    func forget(_ session: Session) { base.forget(session) }
+    func advance(seconds: Int) { base.advance(seconds: seconds) }
 }
 
 /// Records what a subscribed sequence did.
