@@ -164,8 +164,8 @@ let package = Package(
             name: "ClientTests",
             dependencies: [
                 "RemoteModalClient", "RemoteModalClientWebSocket", "RemoteModalProtocol", "RemoteModalTestSupport",
-                "RemoteModalHost", "RemoteModalDemo", "RemoteModalReactive", "RemoteModalLocking",
-                "RemoteModalLogging",
+                "RemoteModalHost", "RemoteModalDemo", "RemoteModalReactive", "RemoteModalLogging",
+                "RemoteModalWebSocket",
             ],
             swiftSettings: strict),
 

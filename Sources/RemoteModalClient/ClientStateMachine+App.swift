@@ -23,7 +23,9 @@ extension ClientStateMachine {
         lastAnswered = id
         actions.append(snapshot())
         guard case .welcomed(let number) = phase else {
-            return actions + [.emit(.offline(what: "answer to \u{201C}\(form.title)\u{201D} (kept until the host is back)"))]
+            return actions + [
+                .emit(.offline(what: "answer to \u{201C}\(form.title)\u{201D} (kept until the host is back)"))
+            ]
         }
         awaitingReply?.insert(id)
         return actions + [.send(attempt: number, text: message.encode())] + expectReply(number)
@@ -56,7 +58,8 @@ extension ClientStateMachine {
         let limit: Int
         let maxBytes: Int
         switch form.modal {
-        case .photoPicker(let selection, _, let bytes, _): (limit, maxBytes) = (selection == 0 ? 1_000 : selection, bytes)
+        case .photoPicker(let selection, _, let bytes, _):
+            (limit, maxBytes) = (selection == 0 ? 1_000 : selection, bytes)
         case .mediaPicker(_, let multiple, let bytes, _): (limit, maxBytes) = (multiple ? 1_000 : 1, bytes)
         default: return [.emit(.skipped(why: "files for a modal that is not a picker"))]
         }
@@ -87,7 +90,8 @@ extension ClientStateMachine {
     }
 
     mutating func chunkRead(_ id: String, file: Int, offset: Int, bytes: [UInt8]) -> [ClientAction] {
-        guard var plan = uploads[id], case .welcomed(let number) = phase, let pending = plan.take(file: file, offset: offset)
+        guard var plan = uploads[id], case .welcomed(let number) = phase,
+            let pending = plan.take(file: file, offset: offset)
         else { return [] }
         guard bytes.count == pending.length else {
             plan.pause()

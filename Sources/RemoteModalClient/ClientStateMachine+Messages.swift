@@ -74,7 +74,8 @@ extension ClientStateMachine {
         actions.append(
             .send(
                 attempt: number,
-                text: ClientMessage.failure(id: id, code: .unsupported, message: "this client cannot show it").encode()))
+                text: ClientMessage.failure(id: id, code: .unsupported, message: "this client cannot show it").encode())
+        )
         return actions
     }
 
@@ -227,7 +228,9 @@ extension ClientStateMachine {
             return actions
         }
         if error.code == .uploadInvalid,
-            let id = order.first(where: { uploads[$0]?.running == true || (uploads[$0] != nil && error.ref == "result") })
+            let id = order.first(where: {
+                uploads[$0]?.running == true || (uploads[$0] != nil && error.ref == "result")
+            })
         {
             uploads[id]?.pause()
             uploads[id]?.stopped = error.message

@@ -129,7 +129,9 @@ public struct ClientStateMachine: Sendable {
             return received(text, attempt: number)
         case .oversizedReceived(let number, let bytes):
             guard attempt == number else { return [] }
-            return [.emit(.skipped(why: "a message of \(bytes) bytes (more than \(configuration.limits.messageBytes))"))]
+            return [
+                .emit(.skipped(why: "a message of \(bytes) bytes (more than \(configuration.limits.messageBytes))"))
+            ]
         case .timerFired(let timer):
             return fired(timer)
         case .answered(let id, let reply):

@@ -257,7 +257,8 @@ public struct ModalForm: Sendable, Equatable {
             fields.append(field(.subject, "Subject", subject))
             fields.append(field(.body, "Body", body, multiline: true))
             if !options.attachments.isEmpty {
-                fields.append(field(.attachments, "Attachments", options.attachments.map(\.name).joined(separator: ", ")))
+                fields.append(
+                    field(.attachments, "Attachments", options.attachments.map(\.name).joined(separator: ", ")))
             }
             return (fields, fixed([("Cancel", .cancel), ("Save draft", .default), ("Send", .default)], preferred: 2))
         case .messageComposer(let recipients, let subject, let body):
@@ -267,7 +268,10 @@ public struct ModalForm: Sendable, Equatable {
             return (fields, fixed([("Cancel", .cancel), ("Send", .default)], preferred: 1))
         case .webAuthentication(_, let callbackURL, _, _):
             if callbackURL != nil { return ([], fixed([("Cancel", .cancel)])) }
-            return ([field(.callbackURL, "Callback URL", "")], fixed([("Cancel", .cancel), ("Done", .default)], preferred: 1))
+            return (
+                [field(.callbackURL, "Callback URL", "")],
+                fixed([("Cancel", .cancel), ("Done", .default)], preferred: 1)
+            )
         case .photoPicker, .mediaPicker:
             return ([], fixed([("Cancel", .cancel), ("Send", .default)], preferred: 1))
         case .custom:

@@ -39,7 +39,8 @@ public final class WebSocketLink: ClientLink {
                 guard case .text(let text) = message else { return }
                 self?.deliver(id, .text(text))
             },
-            onClose: { [weak self] id, code, reason in self?.deliver(id, .closed(code: code.rawValue, reason: reason)) },
+            onClose: { [weak self] id, code, reason in self?.deliver(id, .closed(code: code.rawValue, reason: reason))
+            },
             onFailure: { [weak self] id, message in self?.deliver(id, .failed(Self.failure(message))) })
         client.withLock { $0 = created }
     }
@@ -91,11 +92,12 @@ public final class WebSocketLink: ClientLink {
     ///   - code: The close code.
     ///   - reason: A short reason.
     public func close(attempt: Int, code: UInt16, reason: String) {
-        guard let id = table.withLock({ table -> ConnectionID? in
-            guard let id = table.ids[attempt] else { return nil }
-            table.entries[id]?.closing = true
-            return id
-        })
+        guard
+            let id = table.withLock({ table -> ConnectionID? in
+                guard let id = table.ids[attempt] else { return nil }
+                table.entries[id]?.closing = true
+                return id
+            })
         else { return }
         client.withLock { $0 }?.close(id, code: CloseCode(rawValue: code), reason: reason)
     }

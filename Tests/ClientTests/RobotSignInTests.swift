@@ -1,0 +1,81 @@
+import RemoteModalClient
+import RemoteModalClientWebSocket
+import RemoteModalDemo
+import RemoteModalHost
+import RemoteModalLogging
+import RemoteModalProtocol
+import RemoteModalTestSupport
+import RemoteModalWebSocket
+import Testing
+
+/// The demo's sign-in flow, answered by meaning, in memory and over a real socket.
+@Suite("The test robot on the demo's flows")
+struct RobotSignInTests {
+    static let quiet = Logger(label: "robot-test", settings: LoggerSettings(level: .error))
+    static let robotConfiguration = ClientConfiguration(client: ClientDescription(kind: "robot", name: "ann"))
+
+    static func signIn(_ robot: ModalRobot) async throws {
+        try await robot.tap("signIn")
+        try await robot.alert(titled: "Sign in").fill(.email, "ann@example.com").fill(.password, "pw").choose("Sign In")
+        let status = try await robot.status()
+        #expect(status.level == .success)
+        #expect(status.text == "Signed in as ann@example.com")
+    }
+
+    @Test func signsInInMemory() async throws {
+        let transport = InMemoryTransport()
+        let host = ModalHost(configuration: ModalHostConfiguration(), transport: transport, logger: Self.quiet)
+        let flows = DemoFlows.install(on: host)
+        try host.start()
+        defer { flows.dispose() }
+        let client = RemoteModalClient(configuration: Self.robotConfiguration, link: InMemoryLink(transport))
+        let robot = ModalRobot(client: client)
+        client.start()
+        try await Self.signIn(robot)
+        // Cancel says so too, and a disabled Sign In is never chosen.
+        try await robot.tap("signIn")
+        try await robot.alert(titled: "Sign in").cancel()
+        #expect(try await robot.status().text == "Sign in cancelled")
+        client.stop()
+    }
+
+    @Test func signsInOverASocket() async throws {
+        var server = WebSocketServerConfiguration()
+        server.port = 0
+        let transport = WebSocketTransport(configuration: server, logger: Self.quiet)
+        let host = ModalHost(configuration: ModalHostConfiguration(), transport: transport, logger: Self.quiet)
+        let flows = DemoFlows.install(on: host)
+        try host.start()
+        defer {
+            flows.dispose()
+            host.shutdown()
+        }
+        let link = try WebSocketLink(url: "ws://127.0.0.1:\(transport.port)/ws")
+        defer { link.stop() }
+        let client = RemoteModalClient(configuration: Self.robotConfiguration, link: link)
+        let robot = ModalRobot(client: client)
+        client.start()
+        try await Self.signIn(robot)
+        client.stop()
+    }
+
+    @Test func aWaitThatNeverEndsFailsSayingWhatItSaw() async throws {
+        let transport = InMemoryTransport()
+        let host = ModalHost(configuration: ModalHostConfiguration(), transport: transport, logger: Self.quiet)
+        let flows = DemoFlows.install(on: host)
+        try host.start()
+        defer { flows.dispose() }
+        let client = RemoteModalClient(configuration: Self.robotConfiguration, link: InMemoryLink(transport))
+        let robot = ModalRobot(client: client, timeout: .milliseconds(300))
+        client.start()
+        try await robot.connected()
+        do {
+            _ = try await robot.alert(titled: "Nothing like this")
+            Issue.record("the wait returned")
+        } catch let error as RobotError {
+            #expect(error.message.contains("an alert titled \u{201C}Nothing like this\u{201D}"))
+            #expect(error.description.contains("signIn"))
+        }
+        client.stop()
+    }
+}
