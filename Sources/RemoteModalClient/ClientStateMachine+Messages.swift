@@ -88,9 +88,9 @@ extension ClientStateMachine {
             // The session we had is gone: inside its retention the host lost it (restarted),
             // past it it expired while we were away.
             let loss: SessionLoss = retentionPassed ? .expired : .restarted
-            for shownID in order { actions += end(shownID, .lost(loss), persist: false) }
             for kept in outbox { actions.append(.emit(.answerDropped(id: kept.id, loss))) }
             outbox = []
+            for shownID in order { actions += end(shownID, .lost(loss), persist: false) }
             lastInput = [:]
             lastSeq = 0
         }
