@@ -79,3 +79,34 @@ struct RobotSignInTests {
         client.stop()
     }
 }
+
+/// The real host: an answer given while the network is down goes when it is back, and is
+/// taken (the flow ends and its control works again).
+@Suite("The client against a real in-memory host")
+struct ClientAgainstHostTests {
+    @Test func anAnswerGivenOfflineIsSentOnResumeAndTaken() async throws {
+        let transport = InMemoryTransport()
+        let host = ModalHost(
+            configuration: ModalHostConfiguration(), transport: transport, logger: RobotSignInTests.quiet)
+        let flows = DemoFlows.install(on: host)
+        try host.start()
+        defer { flows.dispose() }
+        let link = InMemoryLink(transport)
+        let configuration = ClientConfiguration(
+            client: ClientDescription(kind: "robot", name: "ann"), policy: ReconnectPolicy(base: 0.01, cap: 0.05))
+        let client = RemoteModalClient(configuration: configuration, link: link)
+        let robot = ModalRobot(client: client)
+        client.start()
+        try await robot.tap("country")
+        let sheet = try await robot.sheet(titled: "Choose a country")
+        link.refuse(true)
+        link.drop()
+        let form = try #require(await sheet.form)
+        try client.answer(form, choosing: "Japan")
+        link.refuse(false)
+        #expect(try await robot.status().text == "Country: Japan")
+        try await robot.tap("country")
+        _ = try await robot.sheet(titled: "Choose a country")
+        client.stop()
+    }
+}
