@@ -59,6 +59,11 @@ struct RobotSignInTests {
         client.stop()
     }
 
+    /// `ReadmeClientExample.swift` is the README's example, verbatim.
+    @Test func theReadmeExampleSignsIn() async throws {
+        #expect(try await signInAsAnn() == "Signed in as ann@example.com")
+    }
+
     @Test func aWaitThatNeverEndsFailsSayingWhatItSaw() async throws {
         let transport = InMemoryTransport()
         let host = ModalHost(configuration: ModalHostConfiguration(), transport: transport, logger: Self.quiet)
