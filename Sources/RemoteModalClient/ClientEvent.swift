@@ -10,6 +10,10 @@ public enum LinkFailure: Sendable, Equatable {
     case tls(String)
     /// The upgrade was answered with an HTTP status other than 101 (503: the host is full or stopping).
     case http(Int)
+    /// The upgrade was answered with something other than 101 and the link does not know the
+    /// status (libwebsockets 4.1 says only "ws upgrade response not 101"): retried as a 503,
+    /// since a full host is the refusal that passes.
+    case upgradeRefused(String)
     /// Anything else, in the link's words.
     case other(String)
 }

@@ -255,7 +255,7 @@ public struct ClientStateMachine: Sendable {
         var delay = policy.delay(failures: failures, random: jitter(), ceiling: hostLeft ? policy.hostLeftCap : nil)
         switch why {
         case .busy: delay = max(delay, policy.busyFloor)
-        case .failed(.http(503)): delay = max(delay, policy.busyFloor)
+        case .failed(.http(503)), .failed(.upgradeRefused): delay = max(delay, policy.busyFloor)
         case .failed(.tls): delay = policy.cap
         default: break
         }

@@ -56,7 +56,9 @@ public final class WebSocketLink: ClientLink {
             return .http(status)
         }
         if lower.contains("503") { return .http(503) }
-        if lower.contains("refused") { return .refused }
+        if lower.contains("not 101") { return .upgradeRefused(message) }
+        // libwebsockets 4.1 says "Unable to connect" when the TCP connection is refused.
+        if lower.contains("refused") || lower.contains("unable to connect") { return .refused }
         if lower.contains("reset") || lower.contains("timed out") || lower.contains("closed before") { return .reset }
         if lower.contains("tls") || lower.contains("ssl") || lower.contains("cert") { return .tls(message) }
         return .other(message)

@@ -51,7 +51,9 @@ struct PolicyEdgeTests {
         harness.handle(.linkClosed(attempt: 1, code: 1013, reason: "host at session capacity"))
         harness.advance(1)
         harness.handle(.linkFailed(attempt: 2, .http(503)))
-        #expect(delays(harness) == [1, 1])
+        harness.advance(1)
+        harness.handle(.linkFailed(attempt: 3, .upgradeRefused("HS: ws upgrade response not 101")))
+        #expect(delays(harness) == [1, 1, 1])
         #expect(
             harness.connections.contains(
                 .reconnecting(attempt: 2, retryIn: 1, why: .busy(reason: "host at session capacity"))))
