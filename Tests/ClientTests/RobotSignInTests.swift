@@ -59,6 +59,25 @@ struct RobotSignInTests {
         client.stop()
     }
 
+    @Test func picksPhotosInMemory() async throws {
+        let transport = InMemoryTransport()
+        let host = ModalHost(configuration: ModalHostConfiguration(), transport: transport, logger: Self.quiet)
+        let flows = DemoFlows.install(on: host)
+        try host.start()
+        defer { flows.dispose() }
+        let client = RemoteModalClient(configuration: Self.robotConfiguration, link: InMemoryLink(transport))
+        let robot = ModalRobot(client: client)
+        client.start()
+        try await robot.tap("photo")
+        // 300,000 bytes: ten chunks, more than the host's window of eight.
+        let photo = MemoryFile(
+            name: "cat.png", mimeType: "image/png", bytes: (0..<300_000).map { UInt8(truncatingIfNeeded: $0 &* 7) })
+        let empty = MemoryFile(name: "empty.png", mimeType: "image/png", bytes: [])
+        try await robot.picker().pick([photo, empty])
+        #expect(try await robot.status().text == "Received 2 photo(s), 300000 bytes")
+        client.stop()
+    }
+
     /// `ReadmeClientExample.swift` is the README's example, verbatim.
     @Test func theReadmeExampleSignsIn() async throws {
         #expect(try await signInAsAnn() == "Signed in as ann@example.com")
