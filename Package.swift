@@ -29,6 +29,9 @@ let package = Package(
         // For a dependent's tests: an in-memory transport and backplane, virtual time.
         .library(name: "RemoteModalTestSupport", targets: ["RemoteModalTestSupport"]),
         .library(name: "RemoteModalReactiveTestSupport", targets: ["RemoteModalReactiveTestSupport"]),
+        // The client core (issue #29): one protocol client under every client.
+        .library(name: "RemoteModalClient", targets: ["RemoteModalClient"]),
+        .library(name: "RemoteModalClientWebSocket", targets: ["RemoteModalClientWebSocket"]),
         .executable(name: "modal-host", targets: ["RemoteModalHostMain"]),
         .executable(name: "kiosk", targets: ["RemoteModalKioskMain"]),
         .executable(name: "modal-bench", targets: ["RemoteModalBenchMain"]),
@@ -88,7 +91,7 @@ let package = Package(
             name: "RemoteModalTestSupport",
             dependencies: [
                 "RemoteModalHost", "RemoteModalProtocol", "RemoteModalTransport", "RemoteModalLocking",
-                "RemoteModalLogging", "RemoteModalReactive", "RemoteModalReactiveTestSupport",
+                "RemoteModalLogging", "RemoteModalReactive", "RemoteModalReactiveTestSupport", "RemoteModalClient",
             ],
             swiftSettings: strict),
         .target(
@@ -148,6 +151,22 @@ let package = Package(
         .executableTarget(
             name: "RemoteModalReactiveBenchMain",
             dependencies: ["RemoteModalReactive", "CRemoteModalAllocationCounter"],
+            swiftSettings: strict),
+
+        // The client core (issue #29): a pure state machine and its driver on the protocol only,
+        // and a link on libwebsockets in a module of its own.
+        .target(name: "RemoteModalClient", dependencies: ["RemoteModalProtocol"], swiftSettings: strict),
+        .target(
+            name: "RemoteModalClientWebSocket",
+            dependencies: ["RemoteModalClient", "RemoteModalWebSocket", "RemoteModalTransport"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "ClientTests",
+            dependencies: [
+                "RemoteModalClient", "RemoteModalClientWebSocket", "RemoteModalProtocol", "RemoteModalTestSupport",
+                "RemoteModalHost", "RemoteModalDemo", "RemoteModalReactive", "RemoteModalLogging",
+                "RemoteModalWebSocket",
+            ],
             swiftSettings: strict),
 
         // Tests.

@@ -1,6 +1,8 @@
+import RemoteModalClient
 import RemoteModalHost
 import RemoteModalLocking
 import RemoteModalLogging
+import RemoteModalProtocol
 import RemoteModalReactive
 import RemoteModalReactiveTestSupport
 
@@ -64,6 +66,27 @@ public final class InMemoryHost: Sendable {
         client.hello(name: name, group: group, capabilities: capabilities, resume: resume)
         settle()
         return client
+    }
+
+    /// A test robot: a `RemoteModalClient` connected to this host through an `InMemoryLink`,
+    /// started, answering by meaning (`robot.alert(titled:).fill(.email, ...).choose(...)`).
+    /// Stop it with `robot.client.stop()` when the test is done.
+    /// - Parameters:
+    ///   - name: The client's name (`hello`'s `client.name`).
+    ///   - group: Its group, or `nil`.
+    ///   - capabilities: The kinds it shows (default: every built-in kind).
+    ///   - timeout: How long each of the robot's waits may take before it fails, saying what it saw.
+    /// - Returns: The robot.
+    public func robot(
+        name: String = "robot", group: String? = nil, capabilities: [String] = ClientConfiguration.allKinds,
+        timeout: Duration = .seconds(10)
+    ) -> ModalRobot {
+        let configuration = ClientConfiguration(
+            client: ClientDescription(kind: "robot", name: name, group: group), capabilities: capabilities)
+        let client = RemoteModalClient(configuration: configuration, link: InMemoryLink(transport))
+        let robot = ModalRobot(client: client, timeout: timeout)
+        client.start()
+        return robot
     }
 
     /// The host's session of a connected client.

@@ -13,6 +13,14 @@ public final class InMemoryTransport: HostTransport {
         var closes: [ConnectionID: (CloseCode, String)] = [:]
         var nextID: UInt64 = 1
         var stopped = false
+        /// Connections whose frames and close are pushed as they happen (`InMemoryLink`).
+        var listeners: [ConnectionID: Listener] = [:]
+    }
+
+    /// Where an `InMemoryLink` connection's frames and close go.
+    struct Listener {
+        var frame: @Sendable (String) -> Void
+        var closed: @Sendable (CloseCode, String) -> Void
     }
 
     let state = Locked(State())
@@ -27,10 +35,15 @@ public final class InMemoryTransport: HostTransport {
     ///   - clientAddress: The client's address when the peer is a trusted proxy (default: the peer).
     /// - Returns: The client end.
     public func connect(origin: String? = nil, peer: String = "127.0.0.1", clientAddress: String? = nil) -> TestClient {
+        connect(origin: origin, peer: peer, clientAddress: clientAddress, listener: nil)
+    }
+
+    func connect(origin: String?, peer: String, clientAddress: String?, listener: Listener?) -> TestClient {
         let (id, events): (ConnectionID, TransportEvents?) = state.withLock { state in
             defer { state.nextID += 1 }
             let id = ConnectionID(rawValue: state.nextID)
             state.outbox[id] = []
+            state.listeners[id] = listener
             return (id, state.events)
         }
         events?.opened(
@@ -52,6 +65,7 @@ public final class InMemoryTransport: HostTransport {
         let events: TransportEvents? = state.withLock { state in
             guard state.closes[id] == nil else { return nil }
             state.closes[id] = (code, "")
+            state.listeners[id] = nil
             return state.events
         }
         events?.closed(id, code, "")
@@ -68,10 +82,15 @@ public final class InMemoryTransport: HostTransport {
     ///   - text: The frame.
     ///   - connection: The connection.
     public func send(_ text: String, to connection: ConnectionID) {
-        state.withLock { state in
-            guard state.closes[connection] == nil else { return }
-            state.outbox[connection, default: []].append(text)
+        let listener: Listener? = state.withLock { state in
+            guard state.closes[connection] == nil else { return nil }
+            guard let listener = state.listeners[connection] else {
+                state.outbox[connection, default: []].append(text)
+                return nil
+            }
+            return listener
         }
+        listener?.frame(text)
     }
 
     /// Closes a fake connection as the host asked.
@@ -80,12 +99,13 @@ public final class InMemoryTransport: HostTransport {
     ///   - code: The close code.
     ///   - reason: The reason.
     public func close(_ connection: ConnectionID, code: CloseCode, reason: String) {
-        let events: TransportEvents? = state.withLock { state in
-            guard state.closes[connection] == nil else { return nil }
+        let (events, listener): (TransportEvents?, Listener?) = state.withLock { state in
+            guard state.closes[connection] == nil else { return (nil, nil) }
             state.closes[connection] = (code, reason)
-            return state.events
+            return (state.events, state.listeners.removeValue(forKey: connection))
         }
         events?.closed(connection, code, reason)
+        listener?.closed(code, reason)
     }
 
     /// Closes every open connection with 1001.

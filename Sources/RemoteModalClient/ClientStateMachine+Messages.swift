@@ -1,0 +1,254 @@
+import RemoteModalProtocol
+
+extension ClientStateMachine {
+    /// A text frame from the host: decoded strictly, de-duplicated by `seq`, applied.
+    mutating func received(_ text: String, attempt number: Int) -> [ClientAction] {
+        guard text.utf8.count <= configuration.limits.messageBytes else {
+            return [.emit(.skipped(why: "a message of \(text.utf8.count) bytes"))]
+        }
+        let message: HostMessage
+        do {
+            message = try HostMessage.decode(text)
+        } catch {
+            return heard(nil, attempt: number) + undecodable(text, error, attempt: number)
+        }
+        var actions = heard(message, attempt: number)
+        if case .welcome(let id, let resumed, let retention) = message {
+            guard phase == .open(number) else { return actions + [.emit(.skipped(why: "a second welcome"))] }
+            return actions + welcome(id, resumed: resumed, retention: retention, attempt: number)
+        }
+        guard case .welcomed = phase else {
+            if case .error(_, let error) = message { return actions + helloError(error, attempt: number) }
+            return actions + [.emit(.skipped(why: "a \(message.type) before the welcome"))]
+        }
+        if let seq = message.seq {
+            // Already processed (a resume re-sends); the protocol lets a client drop it.
+            guard seq > lastSeq else { return actions }
+            lastSeq = seq
+        }
+        if resync != nil {
+            switch message {
+            case .controls, .present: break
+            case .dismiss(_, let id, _): actions += endResync(except: id)
+            default: actions += endResync(except: nil)
+            }
+        }
+        switch message {
+        case .welcome: return actions
+        case .present(_, let id, let modal, let uploads):
+            return actions + present(id, modal, uploads, attempt: number)
+        case .uploadAck(_, let id, let file, let received):
+            guard uploads[id] != nil else { return actions }
+            uploads[id]?.acknowledge(file: file, received: received)
+            return actions + progress(id) + pump(id)
+        case .dismiss(_, let id, let reason):
+            return actions + end(id, .host(reason))
+        case .update(_, let id, let states):
+            guard var form = shown[id] else { return actions }
+            form.setActionStates(states)
+            shown[id] = form
+            return actions + [.emit(.update(form))]
+        case .controls(_, let items):
+            resync?.controls = true
+            return actions + [.emit(.controls(items))]
+        case .status(_, let level, let text):
+            return actions + [.emit(.status(level, text))]
+        case .error(_, let error):
+            return actions + hostError(error)
+        }
+    }
+
+    /// A frame that does not decode: skipped. A `present` of a kind this client does not
+    /// know (or malformed) is answered `failure` `unsupported`, so the host's flow ends.
+    private mutating func undecodable(_ text: String, _ error: ProtocolError, attempt number: Int)
+        -> [ClientAction]
+    {
+        var actions: [ClientAction] = [.emit(.skipped(why: error.description))]
+        guard case .welcomed = phase, let json = try? JSONParser().parse(text), json["type"]?.stringValue == "present",
+            let id = json["id"]?.stringValue, id.utf8.count <= 256
+        else { return actions }
+        if let seq = json["seq"]?.intValue {
+            guard seq > lastSeq else { return [] }
+            lastSeq = seq
+        }
+        actions.append(
+            .send(
+                attempt: number,
+                text: ClientMessage.failure(id: id, code: .unsupported, message: "this client cannot show it").encode())
+        )
+        return actions
+    }
+
+    private mutating func welcome(_ id: String, resumed: Bool, retention: Int, attempt number: Int)
+        -> [ClientAction]
+    {
+        var actions: [ClientAction] = [.cancelTimer(.welcome(attempt: number)), .cancelTimer(.retention)]
+        let fresh = !resumed || id != session
+        if fresh {
+            // The session we had is gone: inside its retention the host lost it (restarted),
+            // past it it expired while we were away.
+            let loss: SessionLoss = retentionPassed ? .expired : .restarted
+            for kept in outbox { actions.append(.emit(.answerDropped(id: kept.id, loss))) }
+            outbox = []
+            for shownID in order { actions += end(shownID, .lost(loss), persist: false) }
+            lastInput = [:]
+            lastSeq = 0
+        }
+        session = id
+        retentionSeconds = max(0, retention)
+        retentionPassed = false
+        failures = 0
+        hostLeft = false
+        phase = .welcomed(number)
+        actions.append(snapshot())
+        actions.append(.emit(.connection(.connected(resumed: !fresh))))
+        if !fresh {
+            resync = Resync(attempt: number)
+            actions.append(.startTimer(.resync(attempt: number), seconds: configuration.policy.resyncTimeout))
+            for shownID in order where outbox.allSatisfy({ $0.id != shownID }) {
+                if let fields = lastInput[shownID] {
+                    actions.append(
+                        .send(attempt: number, text: ClientMessage.input(id: shownID, textFields: fields).encode()))
+                }
+            }
+        }
+        var resent: Set<String> = []
+        for kept in outbox {
+            // A kept alert answer goes with its own text fields first: the resumed host forgot
+            // a typed password and would refuse the answer as choosing a disabled action.
+            if case .result(_, let value) = kept.message, shown[kept.id] != nil,
+                let items = value["textFields"]?.arrayValue
+            {
+                let strings = items.compactMap(\.stringValue)
+                if strings.count == items.count {
+                    actions.append(
+                        .send(attempt: number, text: ClientMessage.input(id: kept.id, textFields: strings).encode()))
+                }
+            }
+            actions.append(.send(attempt: number, text: kept.message.encode()))
+            resent.insert(kept.id)
+        }
+        if !resent.isEmpty {
+            awaitingReply = resent
+            actions += expectReply(number)
+        }
+        return actions
+    }
+
+    /// An `error` before the welcome: answering the hello, it stops retrying (the same hello
+    /// would be refused); `unauthorized` waits for the host's 1008 that follows.
+    private mutating func helloError(_ error: ProtocolError, attempt number: Int) -> [ClientAction] {
+        guard error.ref == "hello" || error.code == .unsupportedProtocol else {
+            return [.emit(.hostError(error))]
+        }
+        helloRefusal = error
+        if error.code == .unauthorized { return [.emit(.hostError(error))] }
+        return lost(number, .helloRefused(error), stop: true, close: true)
+    }
+
+    private mutating func present(_ id: String, _ modal: ModalDescription, _ offer: UploadOffer?, attempt number: Int)
+        -> [ClientAction]
+    {
+        resync?.seen.insert(id)
+        let form = ModalForm(id: id, modal: modal, uploads: offer)
+        if shown[id] != nil {
+            // Re-sent after a resume: no second dialog; the host's action states, and an
+            // upload continues at what the host holds.
+            shown[id] = form
+            var actions: [ClientAction] = [.emit(.represent(form))]
+            if var plan = uploads[id], plan.stopped == nil, outbox.allSatisfy({ $0.id != id }) {
+                if let window = offer?.window { plan.window = min(max(1, window), configuration.limits.uploadWindow) }
+                plan.resume(held: Dictionary((offer?.received ?? []).map { ($0.file, $0.bytes) }) { first, _ in first })
+                uploads[id] = plan
+                actions += pump(id)
+            }
+            return actions
+        }
+        guard shown.count < configuration.limits.shownModals else {
+            let limit = configuration.limits.shownModals
+            return [
+                .emit(.skipped(why: "a present past \(limit) modals shown")),
+                .send(
+                    attempt: number,
+                    text: ClientMessage.failure(
+                        id: id, code: .failed, message: "this client shows at most \(limit) modals at once"
+                    ).encode()),
+            ]
+        }
+        shown[id] = form
+        order.append(id)
+        return [.emit(.present(form, answered: outbox.contains { $0.id == id }))]
+    }
+
+    /// Ends a modal: forgets its answer, input and upload, and tells the app.
+    mutating func end(_ id: String, _ how: ModalEnd, persist: Bool = true) -> [ClientAction] {
+        let wasShown = shown.removeValue(forKey: id) != nil
+        order.removeAll { $0 == id }
+        lastInput[id] = nil
+        inputPending[id] = nil
+        var actions: [ClientAction] = []
+        if inputThrottled.remove(id) != nil { actions.append(.cancelTimer(.input(id: id))) }
+        if uploads.removeValue(forKey: id) != nil { actions.append(.releaseFiles(id: id)) }
+        let kept = outbox.contains { $0.id == id }
+        if kept {
+            outbox.removeAll { $0.id == id }
+            if persist { actions.append(snapshot()) }
+        }
+        awaitingReply?.remove(id)
+        guard wasShown || kept else { return actions }
+        return actions + [.emit(.dismiss(id: id, how))]
+    }
+
+    /// The resume's re-sent state is in: a shown modal the host did not present again ended
+    /// while we were away; a re-sent answer for it waits for no reply.
+    mutating func endResync(except dismissed: String?) -> [ClientAction] {
+        guard let done = resync else { return [] }
+        resync = nil
+        var actions: [ClientAction] = [.cancelTimer(.resync(attempt: done.attempt))]
+        for id in order where !done.seen.contains(id) && id != dismissed { actions += end(id, .lost(.ended)) }
+        if done.controls, var awaiting = awaitingReply {
+            awaiting = awaiting.filter { done.seen.contains($0) || $0 == dismissed }
+            awaitingReply = awaiting
+            if awaiting.isEmpty, replyArmed {
+                replyArmed = false
+                awaitingReply = nil
+                actions.append(.cancelTimer(.reply(attempt: done.attempt)))
+            }
+        }
+        return actions
+    }
+
+    private mutating func hostError(_ error: ProtocolError) -> [ClientAction] {
+        if error.code == .rateLimited, error.ref == "upload" {
+            var actions: [ClientAction] = []
+            for id in uploads.keys.sorted() where uploads[id]?.running == true {
+                uploads[id]?.rewind()
+                actions += pump(id)
+            }
+            return actions
+        }
+        if error.code == .uploadInvalid,
+            let id = order.first(where: {
+                uploads[$0]?.running == true || (uploads[$0] != nil && error.ref == "result")
+            })
+        {
+            uploads[id]?.pause()
+            uploads[id]?.stopped = error.message
+            var actions: [ClientAction] = [.emit(.uploadStopped(id: id, message: error.message))]
+            if error.ref == "result", outbox.contains(where: { $0.id == id }) {
+                outbox.removeAll { $0.id == id }
+                actions.append(snapshot())
+            }
+            return actions
+        }
+        let refusals: [ErrorCode] = [.badMessage, .actionDisabled, .uploadInvalid]
+        if refusals.contains(error.code), error.ref == "result" || error.ref == "failure", let id = lastAnswered,
+            outbox.contains(where: { $0.id == id })
+        {
+            outbox.removeAll { $0.id == id }
+            lastAnswered = nil
+            return [snapshot(), .emit(.answerRejected(id: id, error))]
+        }
+        return [.emit(.hostError(error))]
+    }
+}
