@@ -208,6 +208,7 @@ let package = Package(
             dependencies: ["RemoteModalKiosk", "RemoteModalProtocol", "RemoteModalLocking", "RemoteModalQRCode"],
             swiftSettings: strict),
         .testTarget(name: "FlagsTests", dependencies: ["RemoteModalFlags"], swiftSettings: strict),
+        .testTarget(name: "DemoTests", dependencies: ["RemoteModalDemo", "RemoteModalFlags"], swiftSettings: strict),
         .testTarget(
             name: "BenchTests", dependencies: ["RemoteModalBench", "RemoteModalProtocol"], swiftSettings: strict),
         .testTarget(name: "RedisTests", dependencies: ["RemoteModalRedis"], swiftSettings: strict),

@@ -29,7 +29,9 @@ public struct HostOptions: Sendable {
         [
             FlagSpec("host", value: "ADDRESS", help: "address to bind (default 127.0.0.1)"),
             FlagSpec("port", value: "N", help: "TCP port (default 8080; 0 picks a free one)"),
-            FlagSpec("web-root", value: "PATH", help: "folder served at / (default ./web)"),
+            FlagSpec(
+                "web-root", value: "PATH",
+                help: "folder served at /, or 'none' (default: ./web, else the web/ beside the build)"),
             FlagSpec("tls-cert", value: "PATH", help: "PEM certificate for https and wss"),
             FlagSpec("tls-key", value: "PATH", help: "PEM private key for https and wss"),
             FlagSpec("token", value: "TOKEN", help: "access token every client must send in hello"),
@@ -119,7 +121,12 @@ public struct HostOptions: Sendable {
         var options = HostOptions()
         options.server.host = flags.string("host") ?? options.server.host
         options.server.port = try flags.int("port", in: 0...65_535) ?? options.server.port
-        options.server.webRoot = flags.string("web-root") ?? "web"
+        switch flags.string("web-root") {
+        case nil: options.webRootChoice = .searched
+        case "none"?, ""?: options.webRootChoice = .none
+        case let path?: options.webRootChoice = .given(path)
+        }
+        options.server.webRoot = options.webRootChoice.path
         options.server.maxMessageBytes = try flags.int("max-message-bytes", in: 1_024...(64 << 20)) ?? 65_536
         options.server.allowedOrigins = flags.strings("allowed-origin")
         switch (flags.string("tls-cert"), flags.string("tls-key")) {
@@ -213,15 +220,52 @@ public struct HostOptions: Sendable {
         }
     }
 
-    /// Why the page at `/` will not load, when the web root is missing (the host still
-    /// starts: the WebSocket and HTTP endpoints work without it).
-    public var webRootProblem: String? {
-        guard let root = server.webRoot else { return nil }
-        let index = URL(fileURLWithPath: root).appendingPathComponent("index.html").path
-        guard !FileManager.default.fileExists(atPath: index) else { return nil }
-        let absolute = URL(fileURLWithPath: root).standardizedFileURL.path
-        return "no index.html in the web root '\(absolute)': the page at / will not load"
-            + " (run from the project folder, or pass --web-root PATH)"
+    /// Where the page comes from: `--web-root PATH`, `--web-root none`, or searched for.
+    public enum WebRootChoice: Sendable, Equatable {
+        /// No `--web-root`: `./web`, else the `web/` of the checkout the executable was built
+        /// in, else an installed copy (`WebRootSearch`).
+        case searched
+        /// `--web-root none` (or empty): no page, only the WebSocket and HTTP endpoints.
+        case none
+        /// `--web-root PATH`: that folder, which must hold `index.html`.
+        case given(String)
+
+        /// The folder to serve for a choice that names one.
+        var path: String? {
+            if case .given(let path) = self { path } else { nil }
+        }
+    }
+
+    /// How the web root was chosen (`resolveWebRoot` turns it into a folder).
+    public var webRootChoice = WebRootChoice.searched
+
+    /// Settles the folder served at `/`, or says why the host must not start: a host that
+    /// says "open in a browser" and then answers `/` with an error misleads whoever started
+    /// it (a first run from another folder did).
+    /// - Parameter search: Where to look when no `--web-root` was given.
+    /// - Throws: `FlagError.unusable` naming `web-root`, the folder and what to pass instead.
+    public mutating func resolveWebRoot(_ search: WebRootSearch = WebRootSearch()) throws {
+        switch webRootChoice {
+        case .none:
+            server.webRoot = nil
+        case .given(let path):
+            guard WebRootSearch.holdsPage(path) else {
+                let absolute = URL(fileURLWithPath: path).standardizedFileURL.path
+                throw FlagError.unusable(
+                    flag: "web-root",
+                    reason: "'\(absolute)' has no index.html: pass the folder that holds the page"
+                        + " (this repository's web/), or --web-root none to serve no page")
+            }
+            server.webRoot = path
+        case .searched:
+            guard let found = search.find() else {
+                throw FlagError.unusable(
+                    flag: "web-root",
+                    reason: "no page found (looked in \(search.candidates.joined(separator: ", "))):"
+                        + " pass --web-root PATH (this repository's web/), or --web-root none to serve no page")
+            }
+            server.webRoot = found
+        }
     }
 
     /// `--public-url`, if given.

@@ -15,12 +15,15 @@ func fail(_ message: String) -> Never {
 let options: HostOptions
 do {
     guard
-        let parsed = try HostOptions.parse(
+        var parsed = try HostOptions.parse(
             Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment)
     else {
         print(HostOptions.parser.help(usage: "modal-host [flags]"))
         exit(0)
     }
+    // The echo server (conformance suites, benchmarks) needs no page.
+    if parsed.echo && parsed.webRootChoice == .searched { parsed.webRootChoice = .none }
+    try parsed.resolveWebRoot()
     options = parsed
 } catch {
     fail("\(error)")
@@ -45,8 +48,11 @@ do {
         let flows = DemoFlows.install(
             on: host, login: login, photoMaxBytes: options.photoMaxBytes, options: options.demoOptions)
         try host.start()
-        if let problem = options.webRootProblem { logger.warning(problem) }
-        logger.info("demo host ready: open \(options.publicBaseURL)/ in a browser")
+        if let root = options.server.webRoot { logger.info("serving the page from \(root)") }
+        // With --port 0 the system picked the port: say the one clients can reach.
+        var shown = options
+        if shown.server.port == 0 { shown.server.port = transport.port }
+        logger.info("demo host ready: open \(shown.publicBaseURL)/ in a browser")
         stop = {
             flows.dispose()
             host.shutdown()

@@ -17,12 +17,13 @@ def free_port():
 
 
 class Host:
-    def __init__(self, *args, wrapper=(), log_level="warning"):
-        """`wrapper`: a command the host runs under (for example `prlimit --nofile=1024 --`)."""
+    def __init__(self, *args, wrapper=(), log_level="warning", cwd=ROOT):
+        """`wrapper`: a command the host runs under (for example `prlimit --nofile=1024 --`);
+        `cwd`: the folder it is started in."""
         self.port = free_port()
         self.process = subprocess.Popen(
             [*wrapper, BINARY, "--port", str(self.port), "--log-level", log_level, *args],
-            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+            cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         deadline = time.time() + 15
         while time.time() < deadline:
             try:
