@@ -74,15 +74,17 @@ def test_a_session_flood_is_capped_per_address_and_memory_returns_after_retentio
                 if round_ % 5 == 0:
                     await sign_in_works(bystander)
             await sign_in_works(bystander)
-            return peak
+            return peak, refused
 
-        peak = run(scenario(), 300)
+        peak, refused = run(scenario(), 300)
         with urllib.request.urlopen(f"http://127.0.0.1:{host.port}/metrics") as reply:
             metrics = reply.read().decode()
         evicted = int(next(l for l in metrics.splitlines() if l.startswith("remote_modal_sessions_evicted_total ")).split()[1])
         alive = int(next(l for l in metrics.splitlines() if l.startswith("remote_modal_sessions ")).split()[1])
-        # 4,000 sessions were asked for; at most 64 per address (plus the bystander) stay alive.
-        assert evicted >= 4_000 - 4 * 64 - 10, metrics
+        # 4,000 sessions were asked for; at most 64 per address (plus the bystander) stay alive:
+        # every other one was evicted, or refused with 1013 when a busy host had not yet
+        # retired the one it would evict (seen on a loaded machine: 3,552 evicted).
+        assert evicted + refused >= 4_000 - 4 * 64 - 10, (refused, metrics)
         assert alive <= 4 * 64 + 1
         assert peak < 300 * 1024, f"RSS peaked at {peak // 1024} MiB"
         time.sleep(3 + 10 + 2)  # retention, then the next trim
