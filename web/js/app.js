@@ -16,11 +16,27 @@ const group = params.get("group");
 const GROUP_BYTES = 256;
 const groupTooLong = group !== null && new TextEncoder().encode(group).length > GROUP_BYTES;
 
+// A ?token= is read once and taken out of the address bar (and so out of the history entry,
+// a bookmark or a shared link made from here on); the tab keeps it for its reloads beside
+// the session id it guards, in sessionStorage, which no other tab or site reads.
+const TOKEN_KEY = "remote-modal.token";
+function readToken() {
+  const given = params.get("token");
+  if (given === null) {
+    try { return sessionStorage.getItem(TOKEN_KEY); } catch { return null; }
+  }
+  try { sessionStorage.setItem(TOKEN_KEY, given); } catch { /* storage off: this load only */ }
+  const clean = new URL(location.href);
+  clean.searchParams.delete("token");
+  history.replaceState(history.state, "", clean);
+  return given;
+}
+
 const client = new ModalClient({
   url: socket.url,
   name: (params.get("name") ?? "browser").slice(0, 60),
   group,
-  token: params.get("token"),
+  token: readToken(),
   capabilities: capabilities(),
 });
 window.remoteModal = client;   // for tests and debugging
@@ -63,7 +79,10 @@ function stopped(text, note, { retry }) {
 client.addEventListener("state", ({ detail }) => {
   const { state } = detail;
   connection.dataset.state = state;
-  connection.textContent = { connecting: "Connecting…", open: "Connected", reconnecting: "Offline", refused: "Refused",
+  // "Offline" only when the device says it has no network; otherwise it is the host that
+  // cannot be reached.
+  const reconnecting = navigator.onLine === false ? "Offline" : "Host not reachable";
+  connection.textContent = { connecting: "Connecting…", open: "Connected", reconnecting, refused: "Refused",
                              unauthorized: "Not authorized", closed: "Disconnected" }[state] ?? state;
   document.body.classList.toggle("offline", state !== "open");
   document.body.dataset.connection = state;
@@ -165,6 +184,16 @@ function toast(level, text) {
 }
 
 client.addEventListener("status", ({ detail }) => toast(detail.level, detail.text));
+
+// A modal <dialog> makes the rest of the page inert, so notices outside it could neither be
+// closed nor read by a screen reader, and a click on one landed on the dialog (a sheet took it
+// for a tap outside and cancelled). They live in the top-most open dialog while one is open.
+function placeToasts() {
+  const top = [...document.querySelectorAll("dialog[open]")].at(-1) ?? document.body;
+  if (toasts.parentElement !== top) top.append(toasts);
+}
+new MutationObserver(placeToasts).observe(document.body,
+  { subtree: true, childList: true, attributes: true, attributeFilter: ["open"] });
 client.addEventListener("error", ({ detail }) => console.warn("host error", detail));
 client.addEventListener("sessionLost", ({ detail }) => {
   // A notice already on screen (the host shut down with a modal open) says it once, updated;
