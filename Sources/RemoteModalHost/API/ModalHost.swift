@@ -6,7 +6,7 @@ import RemoteModalTransport
 /// The host: owns the transport, the sessions and their modals.
 ///
 /// All host state lives on one serial executor (``executor``); flows started from
-/// `sessions` run there too, so they need no locks.
+/// ``sessions`` run there too, so they need no locks.
 public final class ModalHost: Sendable {
     let core: HostCore
 
