@@ -6,7 +6,7 @@ RELEASE_FLAGS := $(shell scripts/release-flags)
 # Every import must be a declared dependency (SwiftPM would otherwise leak transitive modules).
 IMPORT_CHECK = --explicit-target-dependency-import-check error
 
-.PHONY: test-package fuzz test-asan test-chaos demo test test-swift test-python test-js test-browser test-terminal test-harness test-cluster test-docker test-autobahn test-tsan lint bench build bootstrap clean
+.PHONY: docs test-package fuzz test-asan test-chaos demo test test-swift test-python test-js test-browser test-terminal test-harness test-cluster test-docker test-autobahn test-tsan lint bench build bootstrap clean
 
 ## Run the demo host on http://127.0.0.1:8080 (installs what is missing first).
 demo:
@@ -85,6 +85,12 @@ test-asan: bootstrap
 ## Fuzz the protocol decoder and the upload reassembly (SECONDS each, default 60).
 fuzz:
 	scripts/fuzz $${SECONDS:-60}
+
+## The DocC documentation with the toolchain's docc, warnings as errors: one archive per
+## module in .build/docs/archives, all of them in .build/docs/remote-modal.doccarchive.
+docs:
+	scripts/bootstrap --build-only
+	SWIFT="$(SWIFT)" SWIFT_FLAGS="$(SWIFT_FLAGS)" scripts/docs
 
 ## swift format in strict lint mode over every Swift file.
 lint:

@@ -4,9 +4,9 @@ import Synchronization
 /// Single-flight work bound to something a person triggers (a button, a dialog action).
 ///
 /// One execution at a time: `execute` while executing or while `enabledIf` is false fails
-/// with `ActionError.notEnabled` without calling the work factory. Each execution's work
+/// with ``ActionError/notEnabled`` without calling the work factory. Each execution's work
 /// runs once and is shared by `elements`, `executing` and the stream `execute` returns.
-/// `cancel()` ends the current execution (its stream completes).
+/// ``cancel()`` ends the current execution (its stream completes).
 public final class Action<Input: Sendable, Element: Sendable>: Sendable {
     /// Builds the work for one execution.
     public typealias WorkFactory = @Sendable (Input) throws -> Observable<Element>
@@ -24,7 +24,7 @@ public final class Action<Input: Sendable, Element: Sendable>: Sendable {
     // NB: the trait initializers are disfavored so that `{ .just(x) }` means an Observable;
     // a closure that returns a `Single`, `Maybe` or `Completable` value still picks its own.
 
-    /// Creates an action whose work is a `Single`.
+    /// Creates an action whose work is a ``/RemoteModalReactive/Single``.
     /// - Parameters:
     ///   - enabledIf: Whether the action may run.
     ///   - workFactory: Builds the work.
@@ -35,7 +35,7 @@ public final class Action<Input: Sendable, Element: Sendable>: Sendable {
         self.init(enabledIf: enabledIf, workFactory: { try workFactory($0).asObservable() })
     }
 
-    /// Creates an action whose work is a `Maybe`.
+    /// Creates an action whose work is a ``/RemoteModalReactive/Maybe``.
     /// - Parameters:
     ///   - enabledIf: Whether the action may run.
     ///   - workFactory: Builds the work.
@@ -49,12 +49,12 @@ public final class Action<Input: Sendable, Element: Sendable>: Sendable {
     /// Runs the work for an input.
     /// - Parameter input: The input.
     /// - Returns: The execution's elements (replayed to late subscribers), or an error
-    ///   `ActionError.notEnabled` / `.underlyingError`.
+    ///   ``ActionError/notEnabled`` / `.underlyingError`.
     @discardableResult
     public func execute(_ input: Input) -> Observable<Element> { core.execute(input) }
 
     /// Ends the current execution, if any: its work is disposed, its stream completes and
-    /// `executing` becomes false.
+    /// ``executing`` becomes false.
     public func cancel() { core.cancel() }
 
     /// Executes for each element received.
@@ -68,7 +68,7 @@ public final class Action<Input: Sendable, Element: Sendable>: Sendable {
     /// Every element of every execution.
     public var elements: Observable<Element> { core.elements.asObservable() }
 
-    /// `notEnabled` for refused executions, `underlyingError` for failed work.
+    /// `notEnabled` for refused executions, ``underlyingError`` for failed work.
     public var errors: Observable<ActionError> { core.errors.asObservable() }
 
     /// The errors of failed work.
@@ -96,14 +96,14 @@ public final class Action<Input: Sendable, Element: Sendable>: Sendable {
 public typealias ButtonAction = Action<Void, Void>
 
 /// Upstream's name for a button's action (`Action<Void, Void>`), kept so code written
-/// against Action ports unchanged; the same type as `ButtonAction`.
+/// against Action ports unchanged; the same type as ``ButtonAction``.
 public typealias CocoaAction = Action<Void, Void>
 
 /// An action whose work only completes or fails (upstream's `CompletableAction<Input>`).
 public typealias CompletableAction<Input: Sendable> = Action<Input, Never>
 
 extension Action where Element == Never {
-    /// Creates an action whose work is a `Completable`.
+    /// Creates an action whose work is a ``/RemoteModalReactive/Completable``.
     /// - Parameters:
     ///   - enabledIf: Whether the action may run.
     ///   - workFactory: Builds the work.

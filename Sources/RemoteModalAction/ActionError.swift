@@ -1,4 +1,4 @@
-/// Why an `Action` did not produce elements.
+/// Why an ``Action`` did not produce elements.
 public enum ActionError: Error, Sendable, CustomStringConvertible {
     /// `execute` was called while the action was disabled or already executing; the
     /// work factory was not called.

@@ -11,7 +11,7 @@ public enum CoordinatorError: Error, Equatable, Sendable {
 
 /// A flow that coordinates child flows and ends with a typed result.
 ///
-/// `coordinate(to:)` keeps the child while its flow runs and releases it when the flow
+/// ``coordinate(to:)`` keeps the child while its flow runs and releases it when the flow
 /// ends in any way: completion (after a value or without one), an error, or disposal of
 /// the subscription. A value alone does not end the flow: upstream ReactiveCoordinator
 /// released the child at its first value, which here needs a flow that ends there

@@ -13,7 +13,7 @@
 ///
 /// One heap object: the value is the header of a `ManagedBuffer` and the mutex its one
 /// tail-allocated element, whose address stays put for the object's life (a mutex must
-/// not move). A copy of a `Locked` shares that object, so it behaves like a reference.
+/// not move). A copy of a ``Locked`` shares that object, so it behaves like a reference.
 ///
 /// `@unchecked Sendable` invariant: the value is read and written only between
 /// `pthread_mutex_lock` and `pthread_mutex_unlock` on the buffer's mutex.
@@ -72,14 +72,14 @@ final class LockedBuffer<Value>: ManagedBuffer<Value, pthread_mutex_t> {
     }
 }
 
-/// A value behind a class reference, for keeping closures in a `Locked`.
+/// A value behind a class reference, for keeping closures in a ``Locked``.
 ///
-/// NB: a `Locked` whose value is a function type, or a tuple or optional holding one, must
+/// NB: a ``Locked`` whose value is a function type, or a tuple or optional holding one, must
 /// reabstract the function on every `withLock` (the generic storage and the caller's
 /// concrete type represent functions differently), and the debug and some release builds
 /// wrap it in one more thunk each time without freeing the last: memory grew with every
 /// access and calls went through ever longer chains of thunks. A class reference needs no
-/// reabstraction, so store `Boxed` closures instead.
+/// reabstraction, so store ``Boxed`` closures instead.
 public final class Boxed<Value: Sendable>: Sendable {
     /// The value.
     public let value: Value

@@ -7,7 +7,7 @@ public let logSafeLimit = 64
 /// escape sequence cannot repaint the operator's terminal.
 /// - Parameters:
 ///   - text: What the client sent.
-///   - limit: The most characters shown (default `logSafeLimit`, 64).
+///   - limit: The most characters shown (default ``logSafeLimit``, 64).
 /// - Returns: The escaped, quoted, possibly shortened text.
 public func logSafe(_ text: String, limit: Int = logSafeLimit) -> String {
     var output = "\""

@@ -18,7 +18,7 @@ public enum LogLevel: Int, Comparable, Sendable, CaseIterable {
     /// Compares by severity.
     public static func < (lhs: LogLevel, rhs: LogLevel) -> Bool { lhs.rawValue < rhs.rawValue }
 
-    /// Parses `trace`, `debug`, `info`, `warning` (or `warn`) and `error`.
+    /// Parses ``trace``, ``debug``, ``info``, ``warning`` (or `warn`) and ``error``.
     /// - Parameter name: The level's name, any case.
     public init?(name: String) {
         switch name.lowercased() {

@@ -35,7 +35,7 @@ public struct Hello: Sendable, Equatable {
     public var token: String?
     /// The session to resume, if any.
     public var resumeSession: String?
-    /// With `resumeSession`: the highest `seq` the client processed, so that the host can send
+    /// With ``resumeSession``: the highest `seq` the client processed, so that the host can send
     /// again the statuses it sent after it (the client's connection may have died with them).
     public var resumeLastSeq: Int?
 
@@ -147,7 +147,7 @@ public enum ClientMessage: Sendable, Equatable {
     ///   - text: The frame's text.
     ///   - parser: The JSON parser and its limits.
     /// - Returns: The message.
-    /// - Throws: `ProtocolError` with the code PROTOCOL.md assigns (`bad_json`,
+    /// - Throws: ``ProtocolError`` with the code PROTOCOL.md assigns (`bad_json`,
     ///   `bad_message`, `unknown_type`) and a message naming the field.
     public static func decode(_ text: String, parser: JSONParser = JSONParser()) throws(ProtocolError) -> ClientMessage
     {

@@ -267,7 +267,7 @@ public enum HostMessage: Sendable, Equatable {
     /// Decodes a host message, as a client does.
     /// - Parameter text: The frame's text.
     /// - Returns: The message.
-    /// - Throws: `ProtocolError` naming what is wrong.
+    /// - Throws: ``ProtocolError`` naming what is wrong.
     public static func decode(_ text: String) throws(ProtocolError) -> HostMessage {
         let json: JSONValue
         do {

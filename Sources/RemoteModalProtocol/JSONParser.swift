@@ -23,7 +23,7 @@ public struct JSONParser {
     /// Parses a whole document.
     /// - Parameter text: The JSON text.
     /// - Returns: The value.
-    /// - Throws: `JSONParseError` naming the problem and its offset.
+    /// - Throws: ``JSONParseError`` naming the problem and its offset.
     public func parse(_ text: String) throws(JSONParseError) -> JSONValue {
         var text = text
         let result: Result<JSONValue, JSONParseError> = text.withUTF8 { bytes in
@@ -36,7 +36,7 @@ public struct JSONParser {
     /// Parses a whole document from UTF-8 bytes.
     /// - Parameter bytes: The JSON text's bytes.
     /// - Returns: The value.
-    /// - Throws: `JSONParseError` naming the problem and its offset.
+    /// - Throws: ``JSONParseError`` naming the problem and its offset.
     public func parse(bytes: UnsafeBufferPointer<UInt8>) throws(JSONParseError) -> JSONValue {
         try parse(bytes: bytes, validUTF8: false)
     }

@@ -50,7 +50,7 @@ extension ModalDescription {
     ///   - value: The `value` field of the `result`.
     ///   - enabled: The actions' last known enabled states (alerts and sheets).
     /// - Returns: The typed answer.
-    /// - Throws: `ProtocolError` `bad_message` naming what does not fit.
+    /// - Throws: ``ProtocolError`` `bad_message` naming what does not fit.
     public func validateResult(_ value: JSONValue, enabled: [Bool]? = nil) throws(ProtocolError) -> ModalAnswer {
         if case .custom = self { return .custom(value) }
         guard case .object = value else { throw .wrongType("value", expected: "an object", in: "result") }

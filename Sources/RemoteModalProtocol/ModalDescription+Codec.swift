@@ -154,7 +154,7 @@ extension ModalDescription {
     /// Reads a modal object (what a client does with `present`).
     /// - Parameter value: The `modal` object.
     /// - Returns: The description.
-    /// - Throws: `ProtocolError` naming the field.
+    /// - Throws: ``ProtocolError`` naming the field.
     public static func decode(_ value: JSONValue) throws(ProtocolError) -> ModalDescription {
         guard case .object = value else { throw .wrongType("modal", expected: "an object", in: "present") }
         let fields = Fields(value, type: "present", path: "modal")

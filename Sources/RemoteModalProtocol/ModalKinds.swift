@@ -73,7 +73,7 @@ public struct TextFieldAutocapitalization: RawRepresentable, Hashable, Sendable 
 
 /// One text field of an alert.
 ///
-/// `keyboard`, `autocapitalization`, `contentType` and `isSecureTextEntry` are optional on
+/// ``keyboard``, ``autocapitalization``, ``contentType`` and ``isSecureTextEntry`` are optional on
 /// the wire (omitted when `nil`) and refine what `kind` implies; a client that does not
 /// know them ignores them and keeps the `kind`'s behaviour.
 public struct TextFieldSpec: Sendable, Equatable {
@@ -189,14 +189,14 @@ public struct MailAttachment: Sendable, Equatable {
         self.base64 = base64
     }
 
-    /// The number of bytes `base64` decodes to.
+    /// The number of bytes ``base64`` decodes to.
     public var size: Int {
         let utf8 = base64.utf8
         let padding = utf8.reversed().prefix(2).prefix { $0 == UInt8(ascii: "=") }.count
         return utf8.count / 4 * 3 - padding
     }
 
-    /// Whether `base64` is well-formed standard base64 with padding.
+    /// Whether ``base64`` is well-formed standard base64 with padding.
     public var isWellFormed: Bool {
         let utf8 = Array(base64.utf8)
         guard utf8.count % 4 == 0 else { return false }
@@ -222,7 +222,7 @@ public struct MailAttachment: Sendable, Equatable {
 public struct MailOptions: Sendable, Equatable {
     /// The preferred sending address (wire `from`), as `setPreferredSendingEmailAddress`.
     public var from: String?
-    /// Files the host attaches (wire `attachments`); at most `MailAttachment.maxTotalBytes` in all.
+    /// Files the host attaches (wire `attachments`); at most ``MailAttachment/maxTotalBytes`` in all.
     public var attachments: [MailAttachment]
 
     /// Creates the options.

@@ -1,6 +1,6 @@
 import RemoteModalReactive
 
-/// Virtual time on a `TestScheduler`, in ticks.
+/// Virtual time on a ``TestScheduler``, in ticks.
 public typealias TestTime = Int
 
 /// A value recorded at a virtual time, as RxTest writes `.next(210, "a")`.

@@ -6,7 +6,7 @@ import Synchronization
 /// A virtual-time scheduler: actions run in time order when the test starts or advances
 /// the clock, so time-based operators are tested deterministically and instantly.
 ///
-/// One tick is `resolution` seconds (default 1): `delay(.seconds(5))` waits 5 ticks.
+/// One tick is ``resolution`` seconds (default 1): `delay(.seconds(5))` waits 5 ticks.
 public final class TestScheduler: SchedulerType {
     private struct Item {
         let time: TestTime

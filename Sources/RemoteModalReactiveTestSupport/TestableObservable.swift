@@ -2,7 +2,7 @@ import RemoteModalLocking
 import RemoteModalReactive
 import Synchronization
 
-/// An observable that replays scripted events on a `TestScheduler` and records when it
+/// An observable that replays scripted events on a ``TestScheduler`` and records when it
 /// was subscribed and unsubscribed.
 public final class TestableObservable<Element: Sendable>: ObservableType {
     private struct State {

@@ -91,7 +91,7 @@ public final class InMemoryBackplaneHub: Sendable {
     }
 }
 
-/// One host's end of an `InMemoryBackplaneHub`.
+/// One host's end of an ``InMemoryBackplaneHub``.
 public final class InMemoryBackplane: ClusterBackplane {
     let hub: InMemoryBackplaneHub
     let id: Int

@@ -6,7 +6,7 @@ import Foundation
 /// The real transport's executor is its service loop (`WebSocketTransport.executor`), as a
 /// swift-nio event loop is: messages are decoded, host state changes and flows' callbacks
 /// run on the thread that does the I/O, with no hop. In-memory tests use a
-/// `DispatchQueueExecutor`.
+/// ``DispatchQueueExecutor``.
 public protocol HostExecutor: AnyObject, Sendable {
     /// Whether the calling thread is the executor's now.
     var inExecutor: Bool { get }

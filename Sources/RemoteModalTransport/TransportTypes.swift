@@ -53,7 +53,7 @@ public struct TransportStats: Sendable, Equatable {
     /// Messages sent.
     public var messagesSent = 0
     /// Writes handed to the socket: frames queued for a connection in one turn go out
-    /// together, so this is at most `messagesSent` and, under load, well below it.
+    /// together, so this is at most ``messagesSent`` and, under load, well below it.
     public var writes = 0
     /// Bytes of messages queued for clients and not yet handed to a socket now, across
     /// every connection (bounded by the host-wide outgoing budget).

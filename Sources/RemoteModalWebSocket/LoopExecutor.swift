@@ -32,7 +32,7 @@ public final class LoopExecutor: HostExecutor {
     private let fallback = DispatchQueue(label: "remote-modal.loop-fallback")
     private let fallbackKey = DispatchSpecificKey<Bool>()
 
-    /// Creates an executor; a `WebSocketServer` created with it runs its work.
+    /// Creates an executor; a ``WebSocketServer`` created with it runs its work.
     public init() {
         fallback.setSpecific(key: fallbackKey, value: true)
     }

@@ -12,7 +12,7 @@ public struct ParsedURL: Sendable, Equatable {
     /// The path and query.
     public let path: String
 
-    /// The `Host` header value (`host` or `host:port` when the port is not the default).
+    /// The `Host` header value (``host`` or `host:port` when the port is not the default).
     public var hostHeader: String {
         let defaultPort = secure ? 443 : 80
         return port == defaultPort ? host : "\(host):\(port)"

@@ -27,6 +27,8 @@ public final class WebSocketServer: Sendable {
     ///   - onOpen: Connection opened.
     ///   - onMessage: Message received.
     ///   - onClose: Connection closed.
+    ///   - executor: The executor whose work runs on the service loop (the one
+    ///     ``WebSocketTransport`` hands the host), or `nil` for none.
     /// - Throws: `WebSocketError.call` when the context cannot be created (port taken,
     ///   unreadable certificate, ...).
     public init(

@@ -18,11 +18,11 @@ public struct TLSConfiguration: Sendable, Equatable {
     }
 }
 
-/// Everything a `WebSocketServer` needs to know; each limit is a documented default.
+/// Everything a ``WebSocketServer`` needs to know; each limit is a documented default.
 public struct WebSocketServerConfiguration: Sendable {
     /// The address to bind (`127.0.0.1` by default; `0.0.0.0` for every interface).
     public var host = "127.0.0.1"
-    /// The TCP port (`0`: pick a free one; read it from `WebSocketServer.port`).
+    /// The TCP port (`0`: pick a free one; read it from ``WebSocketServer/port``).
     public var port = 8080
     /// TLS, or `nil` for plain `ws://` and `http://`.
     public var tls: TLSConfiguration?
@@ -44,7 +44,7 @@ public struct WebSocketServerConfiguration: Sendable {
     public var missedPongsBeforeClose = 2
     /// The most WebSocket connections at once; upgrades past it get HTTP 503. The server
     /// lowers it at start when the process may not open that many files (see
-    /// `fileDescriptorReserve`).
+    /// ``fileDescriptorReserve``).
     public var maxConnections = 10_000
     /// The most WebSocket connections one client address may hold at once; upgrades past
     /// it get HTTP 503. 64 is far above what a browser tab and its reconnects need.
@@ -53,7 +53,7 @@ public struct WebSocketServerConfiguration: Sendable {
     /// peer the header is ignored and the peer is the client address.
     public var trustedProxies: [String] = []
     /// Host names the `Host` header may carry besides `localhost`, the bind address and
-    /// `publicHost` (a leading dot allows every subdomain); others get HTTP 403.
+    /// ``publicHost`` (a leading dot allows every subdomain); others get HTTP 403.
     public var allowedHosts: [String] = []
     /// The host of the public URL clients use (behind a balancer), allowed in `Host`.
     public var publicHost: String?
@@ -73,7 +73,7 @@ public struct WebSocketServerConfiguration: Sendable {
     /// The kernel send buffer (`SO_SNDBUF`) of each accepted connection, in bytes (Linux
     /// doubles it for its bookkeeping); 0 leaves the kernel's, which grows to about 4 MB
     /// on a connection whose client stopped reading. What a socket does not take waits in
-    /// the outgoing queue, under `outgoingQueueLimitBytes` and `maxOutgoingBytes`.
+    /// the outgoing queue, under ``outgoingQueueLimitBytes`` and ``maxOutgoingBytes``.
     public var socketSendBufferBytes = 256 * 1_024
     /// The folder served at `/`, or `nil` to serve no files.
     public var webRoot: String?

@@ -27,7 +27,7 @@ public final class WebSocketTransport: HostTransport {
 
     /// Starts the server.
     /// - Parameter events: Where events go.
-    /// - Throws: `WebSocketError` when it cannot listen.
+    /// - Throws: ``WebSocketError`` when it cannot listen.
     public func start(events: TransportEvents) throws {
         let started = try WebSocketServer(
             configuration: configuration, logger: logger, route: events.route, onOpen: events.opened,

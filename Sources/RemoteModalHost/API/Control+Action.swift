@@ -54,7 +54,7 @@ extension Control {
 }
 
 extension DialogAction {
-    /// A dialog action bound to an `Action`: enabled while the action is, and choosing it
+    /// A dialog action bound to an ``/RemoteModalAction/Action``: enabled while the action is, and choosing it
     /// executes the action with the text field values and emits its elements.
     /// - Parameters:
     ///   - title: The title.

@@ -3,8 +3,8 @@ import RemoteModalProtocol
 import RemoteModalReactive
 import Synchronization
 
-/// A persistent button of a session. Its taps arrive as `tap`; its `enabled` and `busy`
-/// state is sent to the client whenever it changes (an `Action` binding drives both).
+/// A persistent button of a session. Its taps arrive as ``tap``; its ``enabled`` and ``busy``
+/// state is sent to the client whenever it changes (an ``/RemoteModalAction/Action`` binding drives both).
 public final class Control: Sendable {
     /// The id the client sends back in `event`.
     public let id: String
@@ -34,7 +34,7 @@ public final class Control: Sendable {
     public var tap: Observable<Void> { taps.asObservable() }
 
     /// Taps that arrived while the control was disabled (the host ignores them; an
-    /// `Action` binding records them as `notEnabled`).
+    /// ``/RemoteModalAction/Action`` binding records them as `notEnabled`).
     public var tapWhileDisabled: Observable<Void> { refused.asObservable() }
 
     /// Whether the control can be tapped. Setting it sends the controls list.

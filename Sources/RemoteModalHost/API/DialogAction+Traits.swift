@@ -18,7 +18,7 @@ extension DialogAction {
         DialogAction(title: title, style: style, output: .sequence { _ in source })
     }
 
-    /// An ordinary action that emits the value of a `Single` (subscribed when chosen).
+    /// An ordinary action that emits the value of a ``/RemoteModalReactive/Single`` (subscribed when chosen).
     /// - Parameters:
     ///   - title: The title.
     ///   - single: What to run when chosen.
@@ -27,7 +27,7 @@ extension DialogAction {
         erasing(.default, title, single.asObservable())
     }
 
-    /// An ordinary action that emits the value of a `Maybe`, if any.
+    /// An ordinary action that emits the value of a ``/RemoteModalReactive/Maybe``, if any.
     /// - Parameters:
     ///   - title: The title.
     ///   - maybe: What to run when chosen.
@@ -36,7 +36,7 @@ extension DialogAction {
         erasing(.default, title, maybe.asObservable())
     }
 
-    /// An ordinary action that runs a `Completable`; the dialog's sequence completes with it
+    /// An ordinary action that runs a ``/RemoteModalReactive/Completable``; the dialog's sequence completes with it
     /// (or fails with its error) without a value.
     /// - Parameters:
     ///   - title: The title.
@@ -46,7 +46,7 @@ extension DialogAction {
         erasing(.default, title, completable.andThen(Observable<Element>.empty()))
     }
 
-    /// A cancel action that emits the value of a `Single` (subscribed when chosen).
+    /// A cancel action that emits the value of a ``/RemoteModalReactive/Single`` (subscribed when chosen).
     /// - Parameters:
     ///   - title: The title.
     ///   - single: What to run when chosen.
@@ -55,7 +55,7 @@ extension DialogAction {
         erasing(.cancel, title, single.asObservable())
     }
 
-    /// A cancel action that emits the value of a `Maybe`, if any.
+    /// A cancel action that emits the value of a ``/RemoteModalReactive/Maybe``, if any.
     /// - Parameters:
     ///   - title: The title.
     ///   - maybe: What to run when chosen.
@@ -64,7 +64,7 @@ extension DialogAction {
         erasing(.cancel, title, maybe.asObservable())
     }
 
-    /// A cancel action that runs a `Completable`; the dialog's sequence completes with it
+    /// A cancel action that runs a ``/RemoteModalReactive/Completable``; the dialog's sequence completes with it
     /// (or fails with its error) without a value.
     /// - Parameters:
     ///   - title: The title.
@@ -74,7 +74,7 @@ extension DialogAction {
         erasing(.cancel, title, completable.andThen(Observable<Element>.empty()))
     }
 
-    /// A destructive action that emits the value of a `Single` (subscribed when chosen).
+    /// A destructive action that emits the value of a ``/RemoteModalReactive/Single`` (subscribed when chosen).
     /// - Parameters:
     ///   - title: The title.
     ///   - single: What to run when chosen.
@@ -83,7 +83,7 @@ extension DialogAction {
         erasing(.destructive, title, single.asObservable())
     }
 
-    /// A destructive action that emits the value of a `Maybe`, if any.
+    /// A destructive action that emits the value of a ``/RemoteModalReactive/Maybe``, if any.
     /// - Parameters:
     ///   - title: The title.
     ///   - maybe: What to run when chosen.
@@ -92,7 +92,7 @@ extension DialogAction {
         erasing(.destructive, title, maybe.asObservable())
     }
 
-    /// A destructive action that runs a `Completable`; the dialog's sequence completes with it
+    /// A destructive action that runs a ``/RemoteModalReactive/Completable``; the dialog's sequence completes with it
     /// (or fails with its error) without a value.
     /// - Parameters:
     ///   - title: The title.
@@ -116,7 +116,7 @@ extension DialogAction where Element == Void {
         erasing(.default, title, sequence.map { _ in () })
     }
 
-    /// An ordinary action that runs a `Single` of any value and emits `()` when it succeeds.
+    /// An ordinary action that runs a ``/RemoteModalReactive/Single`` of any value and emits `()` when it succeeds.
     /// - Parameters:
     ///   - title: The title.
     ///   - single: What to run when chosen.
@@ -126,7 +126,7 @@ extension DialogAction where Element == Void {
         erasing(.default, title, single.asObservable().map { _ in () })
     }
 
-    /// An ordinary action that runs a `Maybe` of any value and emits `()` if it has one.
+    /// An ordinary action that runs a ``/RemoteModalReactive/Maybe`` of any value and emits `()` if it has one.
     /// - Parameters:
     ///   - title: The title.
     ///   - maybe: What to run when chosen.
@@ -147,7 +147,7 @@ extension DialogAction where Element == Void {
         erasing(.cancel, title, sequence.map { _ in () })
     }
 
-    /// A cancel action that runs a `Single` of any value and emits `()` when it succeeds.
+    /// A cancel action that runs a ``/RemoteModalReactive/Single`` of any value and emits `()` when it succeeds.
     /// - Parameters:
     ///   - title: The title.
     ///   - single: What to run when chosen.
@@ -157,7 +157,7 @@ extension DialogAction where Element == Void {
         erasing(.cancel, title, single.asObservable().map { _ in () })
     }
 
-    /// A cancel action that runs a `Maybe` of any value and emits `()` if it has one.
+    /// A cancel action that runs a ``/RemoteModalReactive/Maybe`` of any value and emits `()` if it has one.
     /// - Parameters:
     ///   - title: The title.
     ///   - maybe: What to run when chosen.
@@ -180,7 +180,7 @@ extension DialogAction where Element == Void {
         erasing(.destructive, title, sequence.map { _ in () })
     }
 
-    /// A destructive action that runs a `Single` of any value and emits `()` when it succeeds.
+    /// A destructive action that runs a ``/RemoteModalReactive/Single`` of any value and emits `()` when it succeeds.
     /// - Parameters:
     ///   - title: The title.
     ///   - single: What to run when chosen.
@@ -190,7 +190,7 @@ extension DialogAction where Element == Void {
         erasing(.destructive, title, single.asObservable().map { _ in () })
     }
 
-    /// A destructive action that runs a `Maybe` of any value and emits `()` if it has one.
+    /// A destructive action that runs a ``/RemoteModalReactive/Maybe`` of any value and emits `()` if it has one.
     /// - Parameters:
     ///   - title: The title.
     ///   - maybe: What to run when chosen.

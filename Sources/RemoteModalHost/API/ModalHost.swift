@@ -5,15 +5,15 @@ import RemoteModalTransport
 
 /// The host: owns the transport, the sessions and their modals.
 ///
-/// All host state lives on one serial executor (`executor`); flows started from
-/// `sessions` run there too, so they need no locks.
+/// All host state lives on one serial executor (``executor``); flows started from
+/// ``sessions`` run there too, so they need no locks.
 public final class ModalHost: Sendable {
     let core: HostCore
 
     /// Creates a host on a transport.
     /// - Parameters:
     ///   - configuration: Limits and policies.
-    ///   - transport: The wire (a `WebSocketTransport`, or an in-memory one in tests).
+    ///   - transport: The wire (a ``/RemoteModalWebSocket/WebSocketTransport``, or an in-memory one in tests).
     ///   - clock: Timers (hello timeout, retention, modal timeouts); defaults to a wall
     ///     clock on a timer queue (timers hop onto the executor). Tests pass a `TestScheduler`.
     ///   - logger: Where session events are logged.

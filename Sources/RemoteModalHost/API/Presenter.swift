@@ -3,7 +3,7 @@ import RemoteModalReactive
 
 /// Where a modal is presented.
 ///
-/// Every `RemoteModal` function defaults to `.current`, the session whose flow is
+/// Every ``RemoteModal`` function defaults to `.current`, the session whose flow is
 /// running (RxModal's key-window default): inside a control's tap, the host's `sessions`
 /// handler, or a dialog action's flow, a modal presents to that session without naming it.
 public struct Presenter: Sendable {
@@ -86,7 +86,7 @@ public struct Presenter: Sendable {
 
     /// On every connected session of a group at once: the first answer wins and the
     /// others get `dismiss` `superseded`. In a cluster, the group's sessions on every host
-    /// (see `ModalHostConfiguration.cluster`).
+    /// (see ``ModalHostConfiguration/cluster``).
     ///
     /// Each member may have at most `maxPendingModalsPerSession` group presentations
     /// pending per requesting session (`requestedBy`), so one requester cannot fill

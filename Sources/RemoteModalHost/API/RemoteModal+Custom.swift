@@ -25,7 +25,7 @@ extension RemoteModal {
     }
 
     /// Presents a custom modal whose answer may carry no result: a `null` result value
-    /// completes the `Maybe` empty; anything else must decode as `Modal.Result`.
+    /// completes the ``/RemoteModalReactive/Maybe`` empty; anything else must decode as `Modal.Result`.
     /// - Parameters:
     ///   - modal: The custom kind.
     ///   - payload: What the client receives.

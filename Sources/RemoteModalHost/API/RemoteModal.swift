@@ -11,7 +11,7 @@ public enum RemoteModal {
     ///   - message: The message.
     ///   - textFields: The text fields.
     ///   - actions: The actions (at least one).
-    ///   - timeout: Dismiss with `timeout` and fail with `RemoteModalError.timeout` after this long.
+    ///   - timeout: Dismiss with `timeout` and fail with ``RemoteModalError/timeout`` after this long.
     /// - Returns: The alert's sequence. Fails with `unsupported` when the client cannot show
     ///   alerts and `missingPresenter` when the presenter resolves to no session.
     public static func alert<Element: Sendable>(

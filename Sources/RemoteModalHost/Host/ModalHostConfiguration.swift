@@ -17,7 +17,7 @@ public struct ModalHostConfiguration: Sendable {
     public var uploadWindow = 8
     /// Upload bytes a second one connection may send to pending pickers, on average.
     /// Upload chunks are paced by this budget (acknowledgements are held back while it is
-    /// spent), not by `messagesPerSecond`.
+    /// spent), not by ``messagesPerSecond``.
     public var uploadBytesPerSecond = 32 * 1_048_576
     /// Bytes of uploads held in memory across all sessions; past it, chunks go to spool files.
     public var maxUploadMemoryBytes = 64 * 1_048_576
@@ -39,14 +39,14 @@ public struct ModalHostConfiguration: Sendable {
     /// the connection is closed 1013 "host at session capacity".
     public var maxSessions = 10_000
     /// The most sessions alive at once from one client address (see
-    /// `ConnectionInfo.clientAddress`). Past it the address's oldest retained session is
+    /// ``/RemoteModalTransport/ConnectionInfo/clientAddress``). Past it the address's oldest retained session is
     /// evicted; with none, close 1013 "too many sessions from this address".
     public var maxSessionsPerAddress = 64
     /// The most sessions kept without a connection (retained for resume). Past it the
     /// oldest retained session is ended early, those with nothing pending first.
     public var maxRetainedSessions = 2_000
     /// Token grants (`--token-file`): each token's name and groups. With grants (or
-    /// `accessToken`) a `hello` without a known token is refused.
+    /// ``accessToken``) a `hello` without a known token is refused.
     public var tokenGrants: [TokenGrant] = []
     /// The access token clients must send in `hello`, or `nil` for none.
     public var accessToken: String?

@@ -11,7 +11,7 @@ public enum Event<Element: Sendable>: Sendable {
     /// The sequence finished; terminal.
     case completed
 
-    /// Whether the event ends the sequence (`error` or `completed`).
+    /// Whether the event ends the sequence (``error`` or ``completed``).
     public var isStopEvent: Bool {
         switch self {
         case .next: return false
@@ -25,7 +25,7 @@ public enum Event<Element: Sendable>: Sendable {
         return nil
     }
 
-    /// The error of an `error` event, or `nil`.
+    /// The error of an ``error`` event, or `nil`.
     public var error: (any Error)? {
         if case .error(let error) = self { return error }
         return nil

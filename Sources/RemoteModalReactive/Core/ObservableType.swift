@@ -10,13 +10,13 @@ public protocol ObservableType<Element>: Sendable {
     func subscribe<Observer: ObserverType>(_ observer: Observer) -> any Disposable
     where Observer.Element == Element
 
-    /// The sequence as a concrete `Observable`.
+    /// The sequence as a concrete ``Observable``.
     /// - Returns: An observable with the same events.
     func asObservable() -> Observable<Element>
 }
 
 extension ObservableType {
-    /// The sequence as a concrete `Observable`.
+    /// The sequence as a concrete ``Observable``.
     /// - Returns: An observable that subscribes to `self`.
     public func asObservable() -> Observable<Element> {
         Observable { observer in self.subscribe(observer) }

@@ -21,7 +21,7 @@ extension ObserverType {
     public func onError(_ error: any Error) { on(.error(error)) }
 
     /// Erases the observer's type.
-    /// - Returns: An `AnyObserver` forwarding to this observer.
+    /// - Returns: An ``AnyObserver`` forwarding to this observer.
     public func asObserver() -> AnyObserver<Element> { AnyObserver(self) }
 }
 

@@ -1,7 +1,7 @@
 import RemoteModalLocking
 import Synchronization
 
-/// A resource or subscription that can be released. `dispose()` is idempotent and safe
+/// A resource or subscription that can be released. ``dispose()`` is idempotent and safe
 /// to call from any thread.
 public protocol Disposable: Sendable {
     /// Releases the resource. Calling it again does nothing.
@@ -77,7 +77,7 @@ final class AnonymousDisposable: Disposable, @unchecked Sendable {
 /// `Disposables.create(a, b)` without a composite's keyed storage.
 ///
 /// `@unchecked Sendable` invariant: `first` and `second` are written by `init` and then
-/// read and cleared only by the one `dispose()` that exchanged `disposed` from `false`.
+/// read and cleared only by the one ``dispose()`` that exchanged `disposed` from `false`.
 final class BinaryDisposable: Disposable, @unchecked Sendable {
     private let disposed = Atomic<Bool>(false)
     private var first: (any Disposable)?
@@ -104,7 +104,7 @@ public final class BooleanDisposable: Disposable, Sendable {
     /// Creates an undisposed disposable.
     public init() {}
 
-    /// Whether `dispose()` has been called.
+    /// Whether ``dispose()`` has been called.
     public var isDisposed: Bool { flag.load(ordering: .acquiring) }
 
     /// Marks the disposable as disposed.

@@ -2,7 +2,7 @@ import RemoteModalLocking
 import Synchronization
 
 /// Holds one disposable at a time: setting a new one disposes the previous one.
-/// After `dispose()`, any disposable set is disposed at once.
+/// After ``dispose()``, any disposable set is disposed at once.
 public final class SerialDisposable: Disposable, Sendable {
     private struct State {
         var current: (any Disposable)?

@@ -1,7 +1,7 @@
 extension ObservableType {
     /// The first element, or `nil` when the source completes empty; the source is
     /// disposed as soon as the first element arrives.
-    /// - Returns: A `Single` of the first element.
+    /// - Returns: A ``Single`` of the first element.
     public func first() -> Single<Element?> {
         let source = asObservable()
         return Single(

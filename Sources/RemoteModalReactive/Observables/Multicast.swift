@@ -1,9 +1,9 @@
 import RemoteModalLocking
 
 /// A sequence that shares one subscription to its source among its observers, made only
-/// when `connect()` is called: the result of `publish()`, `replay(_:)` and `multicast(_:)`.
+/// when ``connect()`` is called: the result of ``publish()``, ``replay(_:)`` and ``multicast(_:)``.
 ///
-/// Observers subscribe to the subject; `connect()` subscribes the subject to the source,
+/// Observers subscribe to the subject; ``connect()`` subscribes the subject to the source,
 /// and disposing the connection unsubscribes it. Once the source has ended, the subject
 /// keeps its terminal event, as in RxSwift.
 public final class ConnectableObservable<Element: Sendable>: ObservableType {
@@ -34,7 +34,7 @@ public final class ConnectableObservable<Element: Sendable>: ObservableType {
     /// Subscribes the subject to the source, once: while connected, calling it again
     /// returns the same connection.
     /// - Returns: The connection; disposing it unsubscribes from the source and allows a
-    ///   later `connect()` to subscribe again.
+    ///   later ``connect()`` to subscribe again.
     @discardableResult
     public func connect() -> any Disposable {
         let (slot, isNew) = connection.withLock { current -> (SingleAssignmentDisposable, Bool) in
@@ -92,14 +92,14 @@ extension ObservableType {
         ConnectableObservable(source: asObservable(), subject: subject)
     }
 
-    /// Shares the source through a `PublishSubject`, once connected: observers receive
+    /// Shares the source through a ``PublishSubject``, once connected: observers receive
     /// the events that follow their subscription.
     /// - Returns: The connectable sequence.
     public func publish() -> ConnectableObservable<Element> {
         multicast(PublishSubject())
     }
 
-    /// Shares the source through a `ReplaySubject`, once connected: new observers first
+    /// Shares the source through a ``ReplaySubject``, once connected: new observers first
     /// receive the last `bufferSize` elements.
     /// - Parameter bufferSize: How many elements to replay.
     /// - Returns: The connectable sequence.
@@ -107,7 +107,7 @@ extension ObservableType {
         multicast(ReplaySubject.create(bufferSize: bufferSize))
     }
 
-    /// Shares the source through an unbounded `ReplaySubject`, once connected.
+    /// Shares the source through an unbounded ``ReplaySubject``, once connected.
     /// - Returns: The connectable sequence.
     public func replayAll() -> ConnectableObservable<Element> {
         multicast(ReplaySubject.createUnbound())

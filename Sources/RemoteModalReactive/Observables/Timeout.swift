@@ -2,7 +2,7 @@ import RemoteModalLocking
 import Synchronization
 
 extension ObservableType {
-    /// Fails with `RxError.timeout` (or switches to `other`) when no element arrives
+    /// Fails with ``RxError/timeout`` (or switches to `other`) when no element arrives
     /// within `dueTime` of the subscription or of the previous element.
     /// - Parameters:
     ///   - dueTime: The longest allowed silence.

@@ -3,7 +3,7 @@ import Synchronization
 
 extension ObservableType {
     /// Collects every element and emits them as one array when the sequence completes.
-    /// - Returns: A `Single` of the array.
+    /// - Returns: A ``Single`` of the array.
     public func toArray() -> Single<[Element]> {
         let source = asObservable()
         return Single(

@@ -1,4 +1,4 @@
-/// A `BehaviorSubject` that never terminates: a current value that can be observed.
+/// A ``BehaviorSubject`` that never terminates: a current value that can be observed.
 public final class BehaviorRelay<Element: Sendable>: ObservableType {
     private let subject: BehaviorSubject<Element>
 

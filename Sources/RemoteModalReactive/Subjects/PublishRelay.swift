@@ -1,4 +1,4 @@
-/// A `PublishSubject` that never terminates: it only accepts elements.
+/// A ``PublishSubject`` that never terminates: it only accepts elements.
 public final class PublishRelay<Element: Sendable>: ObservableType {
     private let subject = PublishSubject<Element>()
 

@@ -19,7 +19,7 @@ public struct Maybe<Element: Sendable>: ObservableType {
         case error(any Error)
     }
 
-    /// Creates a `Maybe` from a function that reports one outcome.
+    /// Creates a ``Maybe`` from a function that reports one outcome.
     /// - Parameter subscribe: Receives a callback to call once; returns what to dispose.
     /// - Returns: The maybe.
     public static func create(
@@ -97,13 +97,13 @@ public struct Maybe<Element: Sendable>: ObservableType {
         Maybe<Result>(unchecked: source.map(transform))
     }
 
-    /// A `Single` that fails with `RxError.noElements` when there is no value.
+    /// A ``Single`` that fails with ``RxError/noElements`` when there is no value.
     /// - Returns: The single.
     public func asSingle() -> Single<Element> { source.asSingle() }
 }
 
 extension ObservableType {
-    /// Expects at most one element; a second one fails with `RxError.moreThanOneElement`.
+    /// Expects at most one element; a second one fails with ``RxError/moreThanOneElement``.
     /// - Returns: The maybe.
     public func asMaybe() -> Maybe<Element> {
         let single = asObservable().materialize().toArray().asObservable().flatMap { events -> Observable<Element> in

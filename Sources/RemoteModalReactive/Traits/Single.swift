@@ -12,7 +12,7 @@ public struct Single<Element: Sendable>: ObservableType {
         self.source = source
     }
 
-    /// Creates a `Single` from a function that reports one result.
+    /// Creates a ``Single`` from a function that reports one result.
     /// - Parameter subscribe: Receives a callback to call once with the result; returns
     ///   what to dispose when the subscription ends.
     /// - Returns: The single.
@@ -149,7 +149,7 @@ public struct Single<Element: Sendable>: ObservableType {
             unchecked: source.do(onNext: onSuccess, onError: onError, onSubscribe: onSubscribe, onDispose: onDispose))
     }
 
-    /// Fails with `RxError.timeout` when no value arrives within `dueTime`.
+    /// Fails with ``RxError/timeout`` when no value arrives within `dueTime`.
     /// - Parameters:
     ///   - dueTime: The limit.
     ///   - scheduler: Where the timer runs.
@@ -179,18 +179,18 @@ public struct Single<Element: Sendable>: ObservableType {
         Single(unchecked: source.subscribe(on: scheduler))
     }
 
-    /// The single as a `Maybe` that always has a value.
+    /// The single as a ``Maybe`` that always has a value.
     /// - Returns: The maybe.
     public func asMaybe() -> Maybe<Element> { Maybe(unchecked: source) }
 
-    /// The single as a `Completable` that ignores the value.
+    /// The single as a ``Completable`` that ignores the value.
     /// - Returns: The completable.
     public func asCompletable() -> Completable { Completable(unchecked: source.ignoreElements()) }
 }
 
 extension ObservableType {
-    /// Expects exactly one element: fails with `RxError.noElements` on an empty
-    /// sequence and `RxError.moreThanOneElement` at a second element.
+    /// Expects exactly one element: fails with ``RxError/noElements`` on an empty
+    /// sequence and ``RxError/moreThanOneElement`` at a second element.
     /// - Returns: The single.
     public func asSingle() -> Single<Element> {
         let source = asObservable()

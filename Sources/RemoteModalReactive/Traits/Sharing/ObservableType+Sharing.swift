@@ -3,7 +3,7 @@ extension ObservableType {
     /// element; an error is replaced by `onErrorJustReturn` followed by completion.
     /// - Parameters:
     ///   - onErrorJustReturn: The element to end with instead of failing.
-    ///   - scheduler: Where events are delivered (default: `SharingScheduler.default`).
+    ///   - scheduler: Where events are delivered (default: ``SharingScheduler/default``).
     /// - Returns: The driver.
     public func asDriver(
         onErrorJustReturn: Element, scheduler: any ImmediateSchedulerType = SharingScheduler.default
@@ -14,7 +14,7 @@ extension ObservableType {
     /// A driver of this sequence that continues with another driver on error.
     /// - Parameters:
     ///   - onErrorDriveWith: The driver to switch to.
-    ///   - scheduler: Where events are delivered (default: `SharingScheduler.default`).
+    ///   - scheduler: Where events are delivered (default: ``SharingScheduler/default``).
     /// - Returns: The driver.
     public func asDriver(
         onErrorDriveWith: Driver<Element>, scheduler: any ImmediateSchedulerType = SharingScheduler.default
@@ -25,7 +25,7 @@ extension ObservableType {
     /// A driver of this sequence that recovers from an error with a driver built from it.
     /// - Parameters:
     ///   - onErrorRecover: Builds the driver to switch to.
-    ///   - scheduler: Where events are delivered (default: `SharingScheduler.default`).
+    ///   - scheduler: Where events are delivered (default: ``SharingScheduler/default``).
     /// - Returns: The driver.
     public func asDriver(
         onErrorRecover: @escaping @Sendable (any Error) -> Driver<Element>,
@@ -40,7 +40,7 @@ extension ObservableType {
     /// replaced by `onErrorJustReturn` followed by completion.
     /// - Parameters:
     ///   - onErrorJustReturn: The element to end with instead of failing.
-    ///   - scheduler: Where events are delivered (default: `SharingScheduler.default`).
+    ///   - scheduler: Where events are delivered (default: ``SharingScheduler/default``).
     /// - Returns: The signal.
     public func asSignal(
         onErrorJustReturn: Element, scheduler: any ImmediateSchedulerType = SharingScheduler.default
@@ -51,7 +51,7 @@ extension ObservableType {
     /// A signal of this sequence that recovers from an error with a signal built from it.
     /// - Parameters:
     ///   - onErrorRecover: Builds the signal to switch to.
-    ///   - scheduler: Where events are delivered (default: `SharingScheduler.default`).
+    ///   - scheduler: Where events are delivered (default: ``SharingScheduler/default``).
     /// - Returns: The signal.
     public func asSignal(
         onErrorRecover: @escaping @Sendable (any Error) -> Signal<Element>,
@@ -65,7 +65,7 @@ extension ObservableType {
 
 extension BehaviorRelay {
     /// The relay as a driver (a relay never fails).
-    /// - Parameter scheduler: Where events are delivered (default: `SharingScheduler.default`).
+    /// - Parameter scheduler: Where events are delivered (default: ``SharingScheduler/default``).
     /// - Returns: The driver.
     public func asDriver(scheduler: any ImmediateSchedulerType = SharingScheduler.default) -> Driver<Element> {
         Driver(unchecked: asObservable().observe(on: scheduler), scheduler: scheduler)
@@ -74,7 +74,7 @@ extension BehaviorRelay {
 
 extension PublishRelay {
     /// The relay as a signal (a relay never fails).
-    /// - Parameter scheduler: Where events are delivered (default: `SharingScheduler.default`).
+    /// - Parameter scheduler: Where events are delivered (default: ``SharingScheduler/default``).
     /// - Returns: The signal.
     public func asSignal(scheduler: any ImmediateSchedulerType = SharingScheduler.default) -> Signal<Element> {
         Signal(unchecked: asObservable().observe(on: scheduler), scheduler: scheduler)

@@ -1,17 +1,17 @@
-/// How a `SharedSequence` shares its single subscription.
+/// How a ``SharedSequence`` shares its single subscription.
 public protocol SharingStrategy: Sendable {
-    /// How many past elements a new subscriber receives (a `Driver` replays 1, a
-    /// `Signal` 0).
+    /// How many past elements a new subscriber receives (a ``Driver`` replays 1, a
+    /// ``Signal`` 0).
     static var replay: Int { get }
 }
 
-/// The strategy of `Driver`: state. Replays the latest element to new subscribers.
+/// The strategy of ``Driver``: state. Replays the latest element to new subscribers.
 public enum DriverSharingStrategy: SharingStrategy {
     /// One element: the current state.
     public static var replay: Int { 1 }
 }
 
-/// The strategy of `Signal`: events. New subscribers receive only later elements.
+/// The strategy of ``Signal``: events. New subscribers receive only later elements.
 public enum SignalSharingStrategy: SharingStrategy {
     /// None.
     public static var replay: Int { 0 }
@@ -46,10 +46,10 @@ public struct SharedSequence<Strategy: SharingStrategy, Element: Sendable>: Obse
     /// - Returns: The observable.
     public func asObservable() -> Observable<Element> { source }
 
-    /// A sequence of one element, delivered on `scheduler`, then completion.
+    /// A sequence of one element, delivered on ``scheduler``, then completion.
     /// - Parameters:
     ///   - element: The element.
-    ///   - scheduler: Where it is delivered (default: `SharingScheduler.default`).
+    ///   - scheduler: Where it is delivered (default: ``SharingScheduler/default``).
     /// - Returns: The sequence.
     public static func just(
         _ element: Element, scheduler: any ImmediateSchedulerType = SharingScheduler.default
@@ -57,7 +57,7 @@ public struct SharedSequence<Strategy: SharingStrategy, Element: Sendable>: Obse
         SharedSequence(unchecked: Observable.just(element).observe(on: scheduler), scheduler: scheduler)
     }
 
-    /// A sequence that completes at once, on `scheduler`.
+    /// A sequence that completes at once, on ``scheduler``.
     /// - Parameter scheduler: Where completion is delivered.
     /// - Returns: The sequence.
     public static func empty(scheduler: any ImmediateSchedulerType = SharingScheduler.default) -> SharedSequence {
@@ -73,9 +73,9 @@ public struct SharedSequence<Strategy: SharingStrategy, Element: Sendable>: Obse
 }
 
 /// State for the screen: never fails, shared, replays the latest element, delivered on
-/// one scheduler (RxCocoa's `Driver`).
+/// one scheduler (RxCocoa's ``Driver``).
 public typealias Driver<Element: Sendable> = SharedSequence<DriverSharingStrategy, Element>
 
 /// Events for the screen: never fails, shared, no replay, delivered on one scheduler
-/// (RxCocoa's `Signal`).
+/// (RxCocoa's ``Signal``).
 public typealias Signal<Element: Sendable> = SharedSequence<SignalSharingStrategy, Element>

@@ -1,4 +1,4 @@
-/// Where `Driver` and `Signal` deliver their events unless told otherwise.
+/// Where ``Driver`` and ``Signal`` deliver their events unless told otherwise.
 public enum SharingScheduler {
     /// The default delivery scheduler: one serial dispatch queue for the whole process,
     /// labelled `Reactive.SharingScheduler`, so every driver and signal created without a
