@@ -187,13 +187,14 @@ client.addEventListener("status", ({ detail }) => toast(detail.level, detail.tex
 
 // A modal <dialog> makes the rest of the page inert, so notices outside it could neither be
 // closed nor read by a screen reader, and a click on one landed on the dialog (a sheet took it
-// for a tap outside and cancelled). They live in the top-most open dialog while one is open.
+// for a tap outside and cancelled). They live in the top-most open dialog while one is open,
+// and leave one as it starts closing (its closing animation moves it, and them with it).
 function placeToasts() {
-  const top = [...document.querySelectorAll("dialog[open]")].at(-1) ?? document.body;
+  const top = [...document.querySelectorAll("dialog[open]:not(.closing)")].at(-1) ?? document.body;
   if (toasts.parentElement !== top) top.append(toasts);
 }
 new MutationObserver(placeToasts).observe(document.body,
-  { subtree: true, childList: true, attributes: true, attributeFilter: ["open"] });
+  { subtree: true, childList: true, attributes: true, attributeFilter: ["open", "class"] });
 client.addEventListener("error", ({ detail }) => console.warn("host error", detail));
 client.addEventListener("sessionLost", ({ detail }) => {
   // A notice already on screen (the host shut down with a modal open) says it once, updated;
