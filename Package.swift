@@ -24,6 +24,8 @@ let package = Package(
         .library(name: "RemoteModalWebSocket", targets: ["RemoteModalWebSocket"]),
         .library(name: "RemoteModalLogging", targets: ["RemoteModalLogging"]),
         .library(name: "RemoteModalLocking", targets: ["RemoteModalLocking"]),
+        // SHA-256 and HMAC-SHA256 from libcrypto, with no C types in its API.
+        .library(name: "RemoteModalCrypto", targets: ["RemoteModalCrypto"]),
         // The Redis backplane for several hosts (links hiredis).
         .library(name: "RemoteModalCluster", targets: ["RemoteModalCluster"]),
         // For a dependent's tests: an in-memory transport and backplane, virtual time.
@@ -42,6 +44,7 @@ let package = Package(
             name: "CRemoteModalLibWebSockets", pkgConfig: "libwebsockets",
             providers: [.apt(["libwebsockets-dev", "libssl-dev"])]),
         .systemLibrary(name: "CRemoteModalHiredis", providers: [.apt(["libhiredis-dev"])]),
+        .systemLibrary(name: "CRemoteModalCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CRemoteModalQREncode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
         .target(name: "CRemoteModalMallocStats"),
         .target(name: "CRemoteModalAllocationCounter"),
@@ -59,6 +62,7 @@ let package = Package(
             swiftSettings: strict),
         .target(name: "RemoteModalProtocol", swiftSettings: strict),
         .target(name: "RemoteModalTransport", swiftSettings: strict),
+        .target(name: "RemoteModalCrypto", dependencies: ["CRemoteModalCrypto"], swiftSettings: strict),
 
         // Transport, host, cluster.
         .target(
@@ -71,7 +75,7 @@ let package = Package(
             name: "RemoteModalHost",
             dependencies: [
                 "RemoteModalReactive", "RemoteModalAction", "RemoteModalCoordinator", "RemoteModalProtocol",
-                "RemoteModalTransport", "RemoteModalLogging", "RemoteModalLocking",
+                "RemoteModalTransport", "RemoteModalLogging", "RemoteModalLocking", "RemoteModalCrypto",
             ],
             swiftSettings: strict),
         .target(
@@ -106,12 +110,15 @@ let package = Package(
             name: "RemoteModalKiosk",
             dependencies: [
                 "RemoteModalProtocol", "RemoteModalWebSocket", "RemoteModalLogging", "RemoteModalLocking",
-                "RemoteModalQRCode",
+                "RemoteModalQRCode", "RemoteModalCrypto",
             ],
             swiftSettings: strict),
         .target(
             name: "RemoteModalBench",
-            dependencies: ["RemoteModalProtocol", "RemoteModalWebSocket", "RemoteModalLogging", "RemoteModalLocking"],
+            dependencies: [
+                "RemoteModalProtocol", "RemoteModalWebSocket", "RemoteModalLogging", "RemoteModalLocking",
+                "RemoteModalCrypto",
+            ],
             swiftSettings: strict),
 
         // Executables: flags and wiring only.
@@ -158,7 +165,7 @@ let package = Package(
             dependencies: [
                 "RemoteModalHost", "RemoteModalTestSupport", "RemoteModalTransport", "RemoteModalReactiveTestSupport",
                 "RemoteModalProtocol", "RemoteModalReactive", "RemoteModalAction", "RemoteModalLocking",
-                "RemoteModalLogging", "CRemoteModalMallocStats",
+                "RemoteModalLogging", "CRemoteModalMallocStats", "RemoteModalCrypto",
             ],
             swiftSettings: strict),
         .testTarget(
@@ -186,6 +193,7 @@ let package = Package(
             dependencies: ["RemoteModalKiosk", "RemoteModalProtocol", "RemoteModalLocking", "RemoteModalQRCode"],
             swiftSettings: strict),
         .testTarget(name: "FlagsTests", dependencies: ["RemoteModalFlags"], swiftSettings: strict),
+        .testTarget(name: "CryptoTests", dependencies: ["RemoteModalCrypto"], swiftSettings: strict),
         .testTarget(
             name: "BenchTests", dependencies: ["RemoteModalBench", "RemoteModalProtocol"], swiftSettings: strict),
         .testTarget(name: "RedisTests", dependencies: ["RemoteModalRedis"], swiftSettings: strict),

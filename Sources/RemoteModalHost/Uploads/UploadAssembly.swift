@@ -1,4 +1,5 @@
 import Foundation
+import RemoteModalCrypto
 import RemoteModalProtocol
 
 /// A refused upload chunk: the error for the client, and whether the file's held bytes
@@ -51,6 +52,10 @@ final class UploadAssembly: @unchecked Sendable {
     let accepted: AcceptedMedia?
     private let budget: UploadBudget
     private var files: [Int: FileInProgress] = [:]
+    /// Where each chunk's base64 is decoded: reused, so a chunk is copied once from its
+    /// message text to here and once from here to memory or the spool file (and hashed in
+    /// place). Owned by this assembly; freed in `deinit`.
+    private let scratch = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: maxChunkBytes)
 
     init(
         maxBytes: Int, maxFiles: Int, budget: UploadBudget, spoolThreshold: Int = 256 * 1_024,
@@ -61,6 +66,41 @@ final class UploadAssembly: @unchecked Sendable {
         self.budget = budget
         self.spoolThreshold = spoolThreshold
         self.accepted = accepted
+    }
+
+    deinit { scratch.deallocate() }
+
+    /// Decodes a chunk's base64 into `scratch`.
+    /// - Returns: The decoded bytes (valid until the next chunk), `nil` when the text is not
+    ///   base64, or `.tooLong` when it is but decodes to more than `maxChunkBytes`.
+    private func decode(_ text: String) -> Decoded {
+        func run(_ utf8: UnsafeBufferPointer<UInt8>) -> Decoded {
+            guard Base64.maxDecodedCount(encodedCount: utf8.count) <= Self.maxChunkBytes + 2 else {
+                // Too long if it is base64 at all: which of the two to say decides the error.
+                return Base64.decode(utf8: utf8) == nil ? .notBase64 : .tooLong
+            }
+            var count: Int?
+            if Base64.maxDecodedCount(encodedCount: utf8.count) <= Self.maxChunkBytes {
+                count = Base64.decode(utf8: utf8, into: UnsafeMutableRawBufferPointer(scratch))
+            } else {
+                // 32 KiB plus one or two bytes at most: decode aside, then judge the length.
+                guard let bytes = Base64.decode(utf8: utf8) else { return .notBase64 }
+                guard bytes.count <= Self.maxChunkBytes else { return .tooLong }
+                _ = scratch.initialize(from: bytes)
+                count = bytes.count
+            }
+            guard let count else { return .notBase64 }
+            return .bytes(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: scratch[0..<count])))
+        }
+        if let decoded = text.utf8.withContiguousStorageIfAvailable(run) { return decoded }
+        var text = text
+        return text.withUTF8(run)
+    }
+
+    private enum Decoded {
+        case bytes(UnsafeRawBufferPointer)
+        case notBase64
+        case tooLong
     }
 
     /// The contiguous bytes held of each file that has any, by file index.
@@ -85,10 +125,12 @@ final class UploadAssembly: @unchecked Sendable {
         guard chunk.file < maxFiles else {
             throw refuse("file \(chunk.file) is past the selection limit of \(maxFiles)", drop: false)
         }
-        guard let bytes = Data(base64Encoded: chunk.data) else {
-            throw refuse("field 'data' is not base64", drop: false)
+        let bytes: UnsafeRawBufferPointer
+        switch decode(chunk.data) {
+        case .bytes(let decoded): bytes = decoded
+        case .notBase64: throw refuse("field 'data' is not base64", drop: false)
+        case .tooLong: throw refuse("a chunk carries at most 32 KiB", drop: false)
         }
-        guard bytes.count <= Self.maxChunkBytes else { throw refuse("a chunk carries at most 32 KiB", drop: false) }
         if chunk.offset == 0 {
             // A file starts (again: a client that lost track of what the host holds starts over).
             discard(chunk.file)
@@ -98,7 +140,7 @@ final class UploadAssembly: @unchecked Sendable {
             }
             // The picker's filter: the declared type, and the first bytes where they are telling.
             if let refusal = accepted?.refusal(
-                file: chunk.file, name: chunk.name, mimeType: chunk.mimeType, firstBytes: bytes)
+                file: chunk.file, name: chunk.name, mimeType: chunk.mimeType, firstBytes: Data(bytes))
             {
                 throw refuse(refusal, drop: false)
             }
@@ -151,9 +193,11 @@ final class UploadAssembly: @unchecked Sendable {
 
     /// Keeps bytes in memory while the file is small and the host's memory budget allows;
     /// otherwise moves the file to a spool file. `false` when the disk refuses.
-    private func store(_ bytes: Data, in file: FileInProgress) -> Bool {
+    private func store(_ bytes: UnsafeRawBufferPointer, in file: FileInProgress) -> Bool {
         if file.spool == nil, file.memory.count + bytes.count <= spoolThreshold, budget.takeMemory(bytes.count) {
-            file.memory.append(bytes)
+            if let base = bytes.baseAddress, !bytes.isEmpty {
+                file.memory.append(base.assumingMemoryBound(to: UInt8.self), count: bytes.count)
+            }
             return true
         }
         if file.spool == nil {
@@ -195,7 +239,9 @@ final class UploadAssembly: @unchecked Sendable {
             guard item.size == file.size, item.name == file.name else {
                 throw invalid("file \(index): name or size differs from the upload")
             }
-            guard item.sha256 == file.hash.hexDigest() else { throw invalid("file \(index): SHA-256 does not match") }
+            guard item.sha256 == file.hash.finalize().hex else {
+                throw invalid("file \(index): SHA-256 does not match")
+            }
         }
         var picked: [PickedFile] = []
         for (index, item) in items.enumerated() {
