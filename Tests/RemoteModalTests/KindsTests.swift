@@ -160,6 +160,45 @@ struct KindsTests {
         #expect(!outcome.finished)
     }
 
+    /// A full chunk and one byte more have the same base64 length (43,692 characters): the
+    /// decoded count decides. Padding inside the text is not base64 (Foundation took `YQ=a`).
+    @Test func aFullChunkIsHeldAndOneByteMoreOrMisplacedPaddingIsRefused() {
+        let harness = HostHarness()
+        let client = harness.connect(capabilities: ["photoPicker"])
+        let outcome = Outcome<[PickedFile]>()
+        _ = RemoteModal.photoPicker(presenter: .session(harness.session(of: client))) {
+            $0.maxBytes = 100_000
+            $0.selectionLimit = 2
+        }
+        .asObservable().subscribe(outcome.observer())
+        harness.settle()
+        func send(file: Int, size: Int, data: String) {
+            client.send(
+                .upload(
+                    UploadChunk(
+                        id: "m1", file: file, name: "f\(file).png", mimeType: "image/png", size: size, offset: 0,
+                        data: data, last: false)))
+            harness.settle()
+        }
+        func lastError() -> String? {
+            guard case .error(_, let error) = client.received.last else { return nil }
+            return error.message
+        }
+        let full = Data([UInt8](repeating: 7, count: 32_768)).base64EncodedString()
+        let over = Data([UInt8](repeating: 7, count: 32_769)).base64EncodedString()
+        #expect(full.utf8.count == over.utf8.count)
+        send(file: 0, size: 50_000, data: full)
+        #expect(client.errors.isEmpty)
+        send(file: 1, size: 50_000, data: over)
+        #expect(lastError() == "a chunk carries at most 32 KiB")
+        send(file: 1, size: 50_000, data: "YQ=a")
+        #expect(lastError() == "field 'data' is not base64")
+        send(file: 1, size: 50_000, data: "====")
+        #expect(lastError() == "field 'data' is not base64")
+        #expect(client.errors == [.uploadInvalid, .uploadInvalid, .uploadInvalid])
+        #expect(!outcome.finished)
+    }
+
     @Test func customModalDecodesOrRefusesAndStaysPending() {
         let harness = HostHarness()
         let client = harness.connect(capabilities: ["custom:signature"])

@@ -55,7 +55,7 @@ final class UploadAssembly: @unchecked Sendable {
     /// Where each chunk's base64 is decoded: reused, so a chunk is copied once from its
     /// message text to here and once from here to memory or the spool file (and hashed in
     /// place). Owned by this assembly; freed in `deinit`.
-    private let scratch = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: maxChunkBytes)
+    private let scratch = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: maxChunkBytes + 2)
 
     init(
         maxBytes: Int, maxFiles: Int, budget: UploadBudget, spoolThreshold: Int = 256 * 1_024,
@@ -75,21 +75,16 @@ final class UploadAssembly: @unchecked Sendable {
     ///   base64, or `.tooLong` when it is but decodes to more than `maxChunkBytes`.
     private func decode(_ text: String) -> Decoded {
         func run(_ utf8: UnsafeBufferPointer<UInt8>) -> Decoded {
-            guard Base64.maxDecodedCount(encodedCount: utf8.count) <= Self.maxChunkBytes + 2 else {
+            // A full chunk's 43,692 characters may decode to 32 KiB + 2 as far as their length
+            // tells: `scratch` has room for that, and the count decides.
+            guard Base64.maxDecodedCount(encodedCount: utf8.count) <= scratch.count else {
                 // Too long if it is base64 at all: which of the two to say decides the error.
                 return Base64.decode(utf8: utf8) == nil ? .notBase64 : .tooLong
             }
-            var count: Int?
-            if Base64.maxDecodedCount(encodedCount: utf8.count) <= Self.maxChunkBytes {
-                count = Base64.decode(utf8: utf8, into: UnsafeMutableRawBufferPointer(scratch))
-            } else {
-                // 32 KiB plus one or two bytes at most: decode aside, then judge the length.
-                guard let bytes = Base64.decode(utf8: utf8) else { return .notBase64 }
-                guard bytes.count <= Self.maxChunkBytes else { return .tooLong }
-                _ = scratch.initialize(from: bytes)
-                count = bytes.count
+            guard let count = Base64.decode(utf8: utf8, into: UnsafeMutableRawBufferPointer(scratch)) else {
+                return .notBase64
             }
-            guard let count else { return .notBase64 }
+            guard count <= Self.maxChunkBytes else { return .tooLong }
             return .bytes(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: scratch[0..<count])))
         }
         if let decoded = text.utf8.withContiguousStorageIfAvailable(run) { return decoded }
