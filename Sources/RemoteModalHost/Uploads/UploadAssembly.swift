@@ -23,7 +23,8 @@ final class UploadAssembly: @unchecked Sendable {
         let size: Int
         var received = 0
         var memory = Data()
-        var spool: FileHandle?
+        /// Set once the file moves to its spool file; kept (closed) until it is handed over.
+        var spool: SpoolWriter?
         var spoolURL: URL?
         var hash = SHA256()
         var complete = false
@@ -180,8 +181,7 @@ final class UploadAssembly: @unchecked Sendable {
                 throw refuse("file \(chunk.file) ended after \(file.received) of \(file.size) bytes")
             }
             file.complete = true
-            try? file.spool?.close()
-            file.spool = nil
+            file.spool?.close()
         }
         return (file.received, bytes.count)
     }
@@ -198,22 +198,21 @@ final class UploadAssembly: @unchecked Sendable {
         if file.spool == nil {
             let url = budget.spool.newFile()
             guard
-                FileManager.default.createFile(
-                    atPath: url.path, contents: file.memory, attributes: [.posixPermissions: 0o600]),
+                FileManager.default.createFile(atPath: url.path, contents: nil, attributes: [.posixPermissions: 0o600]),
                 let handle = try? FileHandle(forWritingTo: url)
             else { return false }
-            _ = try? handle.seekToEnd()
-            file.spool = handle
+            let spool = SpoolWriter(handle: handle)
+            file.spool = spool
             file.spoolURL = url
             budget.returnMemory(file.memory.count)
             budget.spooled(file.memory.count)
+            // What was held in memory goes first, from the queue like the rest.
+            let held = file.memory
             file.memory = Data()
+            guard held.isEmpty || spool.write(held) else { return false }
         }
-        do {
-            try file.spool?.write(contentsOf: bytes)
-        } catch {
-            return false
-        }
+        // The queue owns its copy: `bytes` is the reused decode buffer.
+        guard let spool = file.spool, spool.write(Data(bytes)) else { return false }
         budget.spooled(bytes.count)
         return true
     }
@@ -237,6 +236,8 @@ final class UploadAssembly: @unchecked Sendable {
             guard item.sha256 == file.hash.finalize().hex else {
                 throw invalid("file \(index): SHA-256 does not match")
             }
+            // Its spool file is written off the loop: whole before it is handed over.
+            guard file.spool?.finish() ?? true else { throw invalid("file \(index): the host could not store it") }
         }
         var picked: [PickedFile] = []
         for (index, item) in items.enumerated() {
@@ -262,7 +263,7 @@ final class UploadAssembly: @unchecked Sendable {
     /// Drops one file's bytes, its spool file and its reservation.
     private func discard(_ index: Int) {
         guard let file = files.removeValue(forKey: index) else { return }
-        try? file.spool?.close()
+        file.spool?.close()
         if let url = file.spoolURL {
             try? FileManager.default.removeItem(at: url)
             budget.spooled(-file.received)
