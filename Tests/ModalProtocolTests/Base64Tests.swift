@@ -55,6 +55,33 @@ struct Base64Tests {
         #expect(Data(base64Encoded: "Zh==").map { Array($0) } == Array("f".utf8))
     }
 
+    /// Against Foundation on 20,000 short random texts over the alphabet, `=` and a few
+    /// others: whatever this decoder takes, Foundation takes with the same bytes, and what
+    /// Foundation refuses this one refuses (it is only stricter, about `=`).
+    @Test func neverLaxerThanFoundationAndAgreesWhereItDecodes() {
+        let characters = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/====-_ \n.".utf8)
+        var state: UInt64 = 0x2545_F491_4F6C_DD1D
+        func next() -> Int {
+            state ^= state << 13
+            state ^= state >> 7
+            state ^= state << 17
+            return Int(state % UInt64(Int32.max))
+        }
+        var decoded = 0
+        for _ in 0..<20_000 {
+            let count = [4, 8, 12, next() % 13][next() % 4]
+            let text = String(decoding: (0..<count).map { _ in characters[next() % characters.count] }, as: UTF8.self)
+            let ours = Base64.decode(text)
+            let foundation = Data(base64Encoded: text).map { Array($0) }
+            if let ours {
+                decoded += 1
+                #expect(foundation == ours, "\(text.debugDescription)")
+            }
+            if foundation == nil { #expect(ours == nil, "\(text.debugDescription)") }
+        }
+        #expect(decoded > 1_000)
+    }
+
     @Test func decodesIntoABufferAndRefusesOneTooSmall() {
         let text = Array("Zm9vYmFy".utf8)
         var out = [UInt8](repeating: 0, count: 6)
