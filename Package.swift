@@ -24,6 +24,8 @@ let package = Package(
         .library(name: "RemoteModalWebSocket", targets: ["RemoteModalWebSocket"]),
         .library(name: "RemoteModalLogging", targets: ["RemoteModalLogging"]),
         .library(name: "RemoteModalLocking", targets: ["RemoteModalLocking"]),
+        // SHA-256 and HMAC-SHA256 from libcrypto, with no C types in its API.
+        .library(name: "RemoteModalCrypto", targets: ["RemoteModalCrypto"]),
         // The Redis backplane for several hosts (links hiredis).
         .library(name: "RemoteModalCluster", targets: ["RemoteModalCluster"]),
         // For a dependent's tests: an in-memory transport and backplane, virtual time.
@@ -45,6 +47,7 @@ let package = Package(
             name: "CRemoteModalLibWebSockets", pkgConfig: "libwebsockets",
             providers: [.apt(["libwebsockets-dev", "libssl-dev"])]),
         .systemLibrary(name: "CRemoteModalHiredis", providers: [.apt(["libhiredis-dev"])]),
+        .systemLibrary(name: "CRemoteModalCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CRemoteModalQREncode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
         .target(name: "CRemoteModalMallocStats"),
         .target(name: "CRemoteModalAllocationCounter"),
@@ -62,6 +65,7 @@ let package = Package(
             swiftSettings: strict),
         .target(name: "RemoteModalProtocol", swiftSettings: strict),
         .target(name: "RemoteModalTransport", swiftSettings: strict),
+        .target(name: "RemoteModalCrypto", dependencies: ["CRemoteModalCrypto"], swiftSettings: strict),
 
         // Transport, host, cluster.
         .target(
@@ -74,7 +78,7 @@ let package = Package(
             name: "RemoteModalHost",
             dependencies: [
                 "RemoteModalReactive", "RemoteModalAction", "RemoteModalCoordinator", "RemoteModalProtocol",
-                "RemoteModalTransport", "RemoteModalLogging", "RemoteModalLocking",
+                "RemoteModalTransport", "RemoteModalLogging", "RemoteModalLocking", "RemoteModalCrypto",
             ],
             swiftSettings: strict),
         .target(
@@ -112,12 +116,15 @@ let package = Package(
             name: "RemoteModalKiosk",
             dependencies: [
                 "RemoteModalProtocol", "RemoteModalWebSocket", "RemoteModalLogging", "RemoteModalLocking",
-                "RemoteModalQRCode",
+                "RemoteModalQRCode", "RemoteModalCrypto",
             ],
             swiftSettings: strict),
         .target(
             name: "RemoteModalBench",
-            dependencies: ["RemoteModalProtocol", "RemoteModalWebSocket", "RemoteModalLogging", "RemoteModalLocking"],
+            dependencies: [
+                "RemoteModalProtocol", "RemoteModalWebSocket", "RemoteModalLogging", "RemoteModalLocking",
+                "RemoteModalCrypto",
+            ],
             swiftSettings: strict),
 
         // Executables: flags and wiring only.
@@ -155,7 +162,9 @@ let package = Package(
 
         // The client core (issue #29): a pure state machine and its driver on the protocol only,
         // and a link on libwebsockets in a module of its own.
-        .target(name: "RemoteModalClient", dependencies: ["RemoteModalProtocol"], swiftSettings: strict),
+        .target(
+            name: "RemoteModalClient", dependencies: ["RemoteModalProtocol", "RemoteModalCrypto"], swiftSettings: strict
+        ),
         .target(
             name: "RemoteModalClientWebSocket",
             dependencies: ["RemoteModalClient", "RemoteModalWebSocket", "RemoteModalTransport"],
@@ -180,7 +189,7 @@ let package = Package(
             dependencies: [
                 "RemoteModalHost", "RemoteModalTestSupport", "RemoteModalTransport", "RemoteModalReactiveTestSupport",
                 "RemoteModalProtocol", "RemoteModalReactive", "RemoteModalAction", "RemoteModalCoordinator",
-                "RemoteModalLocking", "RemoteModalLogging", "CRemoteModalMallocStats",
+                "RemoteModalLocking", "RemoteModalLogging", "CRemoteModalMallocStats", "RemoteModalCrypto",
             ],
             swiftSettings: strict),
         .testTarget(
@@ -209,6 +218,7 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(name: "FlagsTests", dependencies: ["RemoteModalFlags"], swiftSettings: strict),
         .testTarget(name: "DemoTests", dependencies: ["RemoteModalDemo", "RemoteModalFlags"], swiftSettings: strict),
+        .testTarget(name: "CryptoTests", dependencies: ["RemoteModalCrypto"], swiftSettings: strict),
         .testTarget(
             name: "BenchTests", dependencies: ["RemoteModalBench", "RemoteModalProtocol"], swiftSettings: strict),
         .testTarget(name: "RedisTests", dependencies: ["RemoteModalRedis"], swiftSettings: strict),

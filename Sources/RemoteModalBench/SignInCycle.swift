@@ -21,6 +21,9 @@ public struct SignInCycle: Sendable {
     /// The server process, whose CPU time over the measured window is divided by the
     /// cycles completed in it; `nil` to skip.
     public var serverPID: Int32?
+    /// Cycles a second each session starts at most (its next tap waits for the slot), so a
+    /// bystander stays under the host's default message rate; `nil`: closed loop.
+    public var pace: Double?
 
     /// Creates a workload.
     /// - Parameter url: The host's WebSocket URL.
@@ -52,7 +55,10 @@ public struct SignInCycle: Sendable {
 
     private static let tap = "{\"type\":\"event\",\"control\":\"signIn\"}"
 
-    private static func handle(_ client: WebSocketClient, _ id: ConnectionID, _ text: String, _ state: Locked<State>) {
+    private static func handle(
+        _ client: WebSocketClient, _ id: ConnectionID, _ text: String, _ state: Locked<State>, pace: Double?
+    ) {
+        var delayed: Double?
         let send = state.withLock { state -> String? in
             guard state.failure == nil, var machine = state.machines[id] else { return nil }
             defer { state.machines[id] = machine }
@@ -70,6 +76,11 @@ public struct SignInCycle: Sendable {
                     state.samples.append(now - tappedAt)
                     state.cyclesInWindow[id, default: 0] += 1
                 }
+                if let pace {
+                    // The next slot: one period after this cycle's tap.
+                    delayed = max(0, tappedAt + 1e6 / pace - now) / 1e6
+                    return nil
+                }
                 machine.tapped(at: nowMicros())
                 return tap
             case .fail(let reason):
@@ -78,6 +89,17 @@ public struct SignInCycle: Sendable {
             }
         }
         if let send { client.send(text: send, to: id) }
+        if let delayed {
+            DispatchQueue.global().asyncAfter(deadline: .now() + delayed) {
+                let send = state.withLock { state -> Bool in
+                    guard state.failure == nil, !state.stopping, var machine = state.machines[id] else { return false }
+                    machine.tapped(at: nowMicros())
+                    state.machines[id] = machine
+                    return true
+                }
+                if send { client.send(text: tap, to: id) }
+            }
+        }
     }
 
     /// Runs the workload.
@@ -101,7 +123,7 @@ public struct SignInCycle: Sendable {
                     state.withLock { $0.failure = $0.failure ?? "session \(id.rawValue): a binary frame" }
                     return
                 }
-                Self.handle(client, id, text, state)
+                Self.handle(client, id, text, state, pace: pace)
             },
             onClose: { id, code, reason in
                 state.withLock { state in

@@ -6,6 +6,8 @@ import Foundation
 //   modal-bench cycle --url URL --sessions N [--seconds S] [--warmup S] [--pid PID]
 //   modal-bench storm --url URL --count N
 //   modal-bench resume --url URL --count N
+//   modal-bench upload --url URL [--sessions N] [--files F] [--file-bytes B] [--seconds S] [--pid PID]
+//   modal-bench chunk [--chunks N]
 // Every command prints one tab-separated row (label first); see docs/benchmarks.md.
 import RemoteModalBench
 import RemoteModalFlags
@@ -26,6 +28,10 @@ let parser = FlagParser(
         FlagSpec("seconds", value: "S", help: "seconds measured (roundtrip, cycle; echo: closed loop for S seconds)"),
         FlagSpec("warmup", value: "S", help: "seconds before measuring (roundtrip, cycle)"),
         FlagSpec("host-report", help: "also read the host's own figures from /bench/report (roundtrip)"),
+        FlagSpec("pace", value: "N", help: "cycles a second each session starts at most (cycle; default: closed loop)"),
+        FlagSpec("files", value: "N", help: "files in each pick (upload; default 3)"),
+        FlagSpec("file-bytes", value: "B", help: "bytes of each file (upload; default 3145728)"),
+        FlagSpec("chunks", value: "N", help: "32 KiB chunks timed per stage (chunk; default 2000)"),
     ], maxPositional: 1)
 
 func fail(_ message: String) -> Never {
@@ -36,7 +42,7 @@ func fail(_ message: String) -> Never {
 do {
     let flags = try parser.parse(Array(CommandLine.arguments.dropFirst()))
     if flags.has("help") {
-        print(parser.help(usage: "modal-bench echo|idle|roundtrip|cycle|storm|resume [flags]"))
+        print(parser.help(usage: "modal-bench echo|idle|roundtrip|cycle|storm|resume|upload|chunk [flags]"))
         print(
             """
 
@@ -48,11 +54,27 @@ do {
               cycle      label, cycles/s, p50, p99, p99.9, cycles (all, until closed), server CPU per cycle (with --pid)
               storm      label, welcomed, seconds, connect-to-welcome p50, p99, max
               resume     label, resumes, reconnect-to-present p50, p99, max
+              upload     label, MB/s acknowledged, picks (all), server CPU ms per MB (with --pid)
+              chunk      one row a stage: stage, mean, p50, p99, max (µs per 32 KiB chunk); no --url
+            upload: the demo host's photo picker (issue 31): each session taps photo, uploads its files at the
+              full window the present offers, answers with their SHA-256, waits for the status and the idle
+              controls, and taps again.
             cycle: the demo host's sign-in cycle (PROTOCOL.md): tap signIn, expect controls (busy), present,
               answer Cancel, expect dismiss, status "Sign in cancelled", controls (idle), in any order but the
               busy controls before the idle ones; any error or other message fails the run (exit 2).
               Run modal-host with --rate and --burst raised.
             """)
+        exit(0)
+    }
+    if flags.positional.first == "chunk" {
+        var load = ChunkCost()
+        load.chunks = try flags.int("chunks", in: 1...1_000_000) ?? load.chunks
+        for row in try load.run() {
+            print(
+                String(
+                    format: "%@\t%.1f\t%.1f\t%.1f\t%.1f", row.stage, row.mean, row.latency.p50, row.latency.p99,
+                    row.latency.max))
+        }
         exit(0)
     }
     guard let url = flags.string("url") else { fail("--url is required") }
@@ -124,6 +146,7 @@ do {
         load.seconds = try flags.seconds("seconds") ?? load.seconds
         load.warmupSeconds = try flags.seconds("warmup") ?? load.warmupSeconds
         load.serverPID = try flags.int("pid", in: 1...Int(Int32.max)).map(Int32.init)
+        load.pace = try flags.int("pace", in: 1...100_000).map(Double.init)
         let result = try load.run()
         // label, cycles/s, tap-to-last-message p50, p99, p99.9 (µs), cycles in all, server CPU µs per cycle
         print(
@@ -131,6 +154,20 @@ do {
                 format: "%@\t%.0f\t%.1f\t%.1f\t%.1f\t%d\t%@", label, result.cyclesPerSecond, result.latency.p50,
                 result.latency.p99, result.latency.p999, result.totalCycles,
                 result.serverCPUMicrosPerCycle.map { String(format: "%.2f", $0) } ?? ""))
+    case "upload":
+        var load = UploadLoad(url: url)
+        load.sessions = try flags.int("sessions", in: 1...1_000) ?? load.sessions
+        load.filesPerPick = try flags.int("files", in: 1...3) ?? load.filesPerPick
+        load.fileBytes = try flags.int("file-bytes", in: 1...10 * 1_048_576) ?? load.fileBytes
+        load.seconds = try flags.seconds("seconds") ?? load.seconds
+        load.warmupSeconds = try flags.seconds("warmup") ?? load.warmupSeconds
+        load.serverPID = try flags.int("pid", in: 1...Int(Int32.max)).map(Int32.init)
+        let result = try load.run()
+        // label, MB/s acknowledged, picks in all, server CPU ms per MB
+        print(
+            String(
+                format: "%@\t%.1f\t%d\t%@", label, result.megabytesPerSecond, result.picks,
+                result.serverCPUMillisPerMegabyte.map { String(format: "%.2f", $0) } ?? ""))
     case "storm":
         var load = ConnectionStorm(url: url)
         load.count = try flags.int("count", in: 1...19_000) ?? load.count
@@ -147,7 +184,7 @@ do {
         // label, resumes, reconnect-to-present p50, p99, max (µs)
         print(String(format: "%@\t%d\t%.1f\t%.1f\t%.1f", label, latency.count, latency.p50, latency.p99, latency.max))
     default:
-        fail("say echo, idle, roundtrip, cycle, storm or resume (see --help)")
+        fail("say echo, idle, roundtrip, cycle, storm, resume, upload or chunk (see --help)")
     }
 } catch {
     fail("\(error)")

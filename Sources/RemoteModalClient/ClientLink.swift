@@ -1,3 +1,4 @@
+import RemoteModalCrypto
 import RemoteModalProtocol
 import Synchronization
 
@@ -140,8 +141,8 @@ public struct MemoryFile: ClientFile {
     }
 }
 
-/// Computes a picked file's SHA-256 (lower-case hex) before its upload. Injected: a client
-/// with a faster hash (libcrypto) passes its own.
+/// Computes a picked file's SHA-256 (lower-case hex) before its upload. Injected: the default
+/// is libcrypto's (`SHA256FileHasher`); an app with a hash of its platform's passes its own.
 public protocol FileHasher: Sendable {
     /// Hashes the whole file.
     /// - Parameter file: The file.
@@ -150,8 +151,8 @@ public protocol FileHasher: Sendable {
     func sha256(of file: any ClientFile) async throws -> String
 }
 
-/// The protocol module's own SHA-256, reading 64 KiB at a time.
-public struct ProtocolSHA256Hasher: FileHasher {
+/// SHA-256 from libcrypto (`RemoteModalCrypto`), reading 64 KiB at a time.
+public struct SHA256FileHasher: FileHasher {
     /// Creates the hasher.
     public init() {}
 
@@ -168,6 +169,6 @@ public struct ProtocolSHA256Hasher: FileHasher {
             hash.update(bytes)
             offset += bytes.count
         }
-        return hash.hexDigest()
+        return hash.finalize().hex
     }
 }

@@ -70,7 +70,7 @@ public final class RemoteModalClient: Sendable {
     ///   - jitter: Numbers in 0..<1 for the backoff.
     public init(
         configuration: ClientConfiguration, link: any ClientLink, store: any ClientStore = MemoryClientStore(),
-        clock: any ClientClock = ContinuousClientClock(), hasher: any FileHasher = ProtocolSHA256Hasher(),
+        clock: any ClientClock = ContinuousClientClock(), hasher: any FileHasher = SHA256FileHasher(),
         jitter: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }
     ) {
         self.configuration = configuration

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import RemoteModalCrypto
 import RemoteModalLocking
 import RemoteModalProtocol
 import Synchronization

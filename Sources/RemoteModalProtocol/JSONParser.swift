@@ -213,6 +213,19 @@ private struct Reader {
         return value
     }
 
+    /// Whether any of the eight bytes of `word` is `"`, `\\` or below 0x20 (exact: the
+    /// zero-byte test of each comparison has no false positive when no byte matches).
+    @inline(__always)
+    static func hasQuoteBackslashOrControl(_ word: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        func hasZeroByte(_ value: UInt64) -> UInt64 { (value &- ones) & ~value & highs }
+        let quote = hasZeroByte(word ^ (ones &* 0x22))
+        let backslash = hasZeroByte(word ^ (ones &* 0x5C))
+        let control = (word &- ones &* 0x20) & ~word & highs
+        return (quote | backslash | control) != 0
+    }
+
     /// The value of an optional minus and digits only (at most 15 of them), else `nil`.
     static func smallInteger(_ text: UnsafeBufferPointer<UInt8>) -> Int? {
         var digits = text[...]
@@ -230,7 +243,16 @@ private struct Reader {
     mutating func string() throws(JSONParseError) -> String {
         index += 1
         let start = index
-        // Fast path: no escapes.
+        // Fast path: no escapes. Eight bytes at a time while none of them is a quote, a
+        // backslash or a control character (an upload chunk's data is 43,692 of them).
+        if let base = bytes.baseAddress {
+            let raw = UnsafeRawPointer(base)
+            while index + 8 <= bytes.count,
+                !Self.hasQuoteBackslashOrControl(raw.loadUnaligned(fromByteOffset: index, as: UInt64.self))
+            {
+                index += 8
+            }
+        }
         while index < bytes.count {
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {

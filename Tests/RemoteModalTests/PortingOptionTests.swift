@@ -1,5 +1,6 @@
 import Foundation
 import RemoteModalAction
+import RemoteModalCrypto
 import RemoteModalHost
 import RemoteModalProtocol
 import RemoteModalReactive

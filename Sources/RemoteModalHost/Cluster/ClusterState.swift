@@ -1,4 +1,5 @@
 import Foundation
+import RemoteModalCrypto
 import RemoteModalProtocol
 import RemoteModalReactive
 
@@ -70,9 +71,7 @@ final class ClusterState: @unchecked Sendable {
 
     /// The one-way member key of a session id.
     static func memberKey(_ sessionID: String) -> String {
-        var hash = SHA256()
-        hash.update(Array(("remote-modal member " + sessionID).utf8))
-        return String(hash.hexDigest().prefix(32))
+        String(SHA256.hex(("remote-modal member " + sessionID).utf8).prefix(32))
     }
 
     /// The prefix of the ids of `Session` handles that stand for another host's session.

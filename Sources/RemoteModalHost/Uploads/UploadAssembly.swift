@@ -1,4 +1,5 @@
 import Foundation
+import RemoteModalCrypto
 import RemoteModalProtocol
 
 /// A refused upload chunk: the error for the client, and whether the file's held bytes
@@ -22,7 +23,8 @@ final class UploadAssembly: @unchecked Sendable {
         let size: Int
         var received = 0
         var memory = Data()
-        var spool: FileHandle?
+        /// Set once the file moves to its spool file; kept (closed) until it is handed over.
+        var spool: SpoolWriter?
         var spoolURL: URL?
         var hash = SHA256()
         var complete = false
@@ -51,6 +53,10 @@ final class UploadAssembly: @unchecked Sendable {
     let accepted: AcceptedMedia?
     private let budget: UploadBudget
     private var files: [Int: FileInProgress] = [:]
+    /// Where each chunk's base64 is decoded: reused, so a chunk is copied once from its
+    /// message text to here and once from here to memory or the spool file (and hashed in
+    /// place). Owned by this assembly; freed in `deinit`.
+    private let scratch = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: maxChunkBytes + 2)
 
     init(
         maxBytes: Int, maxFiles: Int, budget: UploadBudget, spoolThreshold: Int = 256 * 1_024,
@@ -61,6 +67,36 @@ final class UploadAssembly: @unchecked Sendable {
         self.budget = budget
         self.spoolThreshold = spoolThreshold
         self.accepted = accepted
+    }
+
+    deinit { scratch.deallocate() }
+
+    /// Decodes a chunk's base64 into `scratch`.
+    /// - Returns: The decoded bytes (valid until the next chunk), `nil` when the text is not
+    ///   base64, or `.tooLong` when it is but decodes to more than `maxChunkBytes`.
+    private func decode(_ text: String) -> Decoded {
+        func run(_ utf8: UnsafeBufferPointer<UInt8>) -> Decoded {
+            // A full chunk's 43,692 characters may decode to 32 KiB + 2 as far as their length
+            // tells: `scratch` has room for that, and the count decides.
+            guard Base64.maxDecodedCount(encodedCount: utf8.count) <= scratch.count else {
+                // Too long if it is base64 at all: which of the two to say decides the error.
+                return Base64.decode(utf8: utf8) == nil ? .notBase64 : .tooLong
+            }
+            guard let count = Base64.decode(utf8: utf8, into: UnsafeMutableRawBufferPointer(scratch)) else {
+                return .notBase64
+            }
+            guard count <= Self.maxChunkBytes else { return .tooLong }
+            return .bytes(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: scratch[0..<count])))
+        }
+        if let decoded = text.utf8.withContiguousStorageIfAvailable(run) { return decoded }
+        var text = text
+        return text.withUTF8(run)
+    }
+
+    private enum Decoded {
+        case bytes(UnsafeRawBufferPointer)
+        case notBase64
+        case tooLong
     }
 
     /// The contiguous bytes held of each file that has any, by file index.
@@ -85,10 +121,12 @@ final class UploadAssembly: @unchecked Sendable {
         guard chunk.file < maxFiles else {
             throw refuse("file \(chunk.file) is past the selection limit of \(maxFiles)", drop: false)
         }
-        guard let bytes = Data(base64Encoded: chunk.data) else {
-            throw refuse("field 'data' is not base64", drop: false)
+        let bytes: UnsafeRawBufferPointer
+        switch decode(chunk.data) {
+        case .bytes(let decoded): bytes = decoded
+        case .notBase64: throw refuse("field 'data' is not base64", drop: false)
+        case .tooLong: throw refuse("a chunk carries at most 32 KiB", drop: false)
         }
-        guard bytes.count <= Self.maxChunkBytes else { throw refuse("a chunk carries at most 32 KiB", drop: false) }
         if chunk.offset == 0 {
             // A file starts (again: a client that lost track of what the host holds starts over).
             discard(chunk.file)
@@ -98,7 +136,7 @@ final class UploadAssembly: @unchecked Sendable {
             }
             // The picker's filter: the declared type, and the first bytes where they are telling.
             if let refusal = accepted?.refusal(
-                file: chunk.file, name: chunk.name, mimeType: chunk.mimeType, firstBytes: bytes)
+                file: chunk.file, name: chunk.name, mimeType: chunk.mimeType, firstBytes: Data(bytes))
             {
                 throw refuse(refusal, drop: false)
             }
@@ -143,38 +181,38 @@ final class UploadAssembly: @unchecked Sendable {
                 throw refuse("file \(chunk.file) ended after \(file.received) of \(file.size) bytes")
             }
             file.complete = true
-            try? file.spool?.close()
-            file.spool = nil
+            file.spool?.close()
         }
         return (file.received, bytes.count)
     }
 
     /// Keeps bytes in memory while the file is small and the host's memory budget allows;
     /// otherwise moves the file to a spool file. `false` when the disk refuses.
-    private func store(_ bytes: Data, in file: FileInProgress) -> Bool {
+    private func store(_ bytes: UnsafeRawBufferPointer, in file: FileInProgress) -> Bool {
         if file.spool == nil, file.memory.count + bytes.count <= spoolThreshold, budget.takeMemory(bytes.count) {
-            file.memory.append(bytes)
+            if let base = bytes.baseAddress, !bytes.isEmpty {
+                file.memory.append(base.assumingMemoryBound(to: UInt8.self), count: bytes.count)
+            }
             return true
         }
         if file.spool == nil {
             let url = budget.spool.newFile()
             guard
-                FileManager.default.createFile(
-                    atPath: url.path, contents: file.memory, attributes: [.posixPermissions: 0o600]),
+                FileManager.default.createFile(atPath: url.path, contents: nil, attributes: [.posixPermissions: 0o600]),
                 let handle = try? FileHandle(forWritingTo: url)
             else { return false }
-            _ = try? handle.seekToEnd()
-            file.spool = handle
+            let spool = SpoolWriter(handle: handle)
+            file.spool = spool
             file.spoolURL = url
             budget.returnMemory(file.memory.count)
             budget.spooled(file.memory.count)
+            // What was held in memory goes first, from the queue like the rest.
+            let held = file.memory
             file.memory = Data()
+            guard held.isEmpty || spool.write(held) else { return false }
         }
-        do {
-            try file.spool?.write(contentsOf: bytes)
-        } catch {
-            return false
-        }
+        // The queue owns its copy: `bytes` is the reused decode buffer.
+        guard let spool = file.spool, spool.write(Data(bytes)) else { return false }
         budget.spooled(bytes.count)
         return true
     }
@@ -195,7 +233,11 @@ final class UploadAssembly: @unchecked Sendable {
             guard item.size == file.size, item.name == file.name else {
                 throw invalid("file \(index): name or size differs from the upload")
             }
-            guard item.sha256 == file.hash.hexDigest() else { throw invalid("file \(index): SHA-256 does not match") }
+            guard item.sha256 == file.hash.finalize().hex else {
+                throw invalid("file \(index): SHA-256 does not match")
+            }
+            // Its spool file is written off the loop: whole before it is handed over.
+            guard file.spool?.finish() ?? true else { throw invalid("file \(index): the host could not store it") }
         }
         var picked: [PickedFile] = []
         for (index, item) in items.enumerated() {
@@ -221,7 +263,7 @@ final class UploadAssembly: @unchecked Sendable {
     /// Drops one file's bytes, its spool file and its reservation.
     private func discard(_ index: Int) {
         guard let file = files.removeValue(forKey: index) else { return }
-        try? file.spool?.close()
+        file.spool?.close()
         if let url = file.spoolURL {
             try? FileManager.default.removeItem(at: url)
             budget.spooled(-file.received)
