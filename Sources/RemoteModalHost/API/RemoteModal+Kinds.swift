@@ -152,7 +152,8 @@ extension RemoteModal {
     ///   - timeout: Dismiss with `timeout` after this long.
     ///   - configuration: An ephemeral session, extra header fields (for clients that
     ///     can honour them).
-    /// - Returns: The callback URL; `cancelled` when the person closes the window.
+    /// - Returns: The callback URL; `cancelled` when the person closes the window;
+    ///   `invalidConfiguration` for a `url` that is not `https` (or `http` on loopback).
     public static func webAuthenticationSession(
         presenter: Presenter = .current, url: URL, callbackURLScheme: String, timeout: Duration? = nil,
         configuration: (inout WebAuthenticationConfiguration) -> Void = { _ in }
@@ -160,6 +161,7 @@ extension RemoteModal {
         var options = WebAuthenticationConfiguration()
         configuration(&options)
         if let invalid = invalidHeaderField(options) { return .error(invalid) }
+        if let refused = AuthenticationURLPolicy.refusal(url) { return .error(refused) }
         let description = ModalDescription.webAuthentication(
             url: url.absoluteString, callbackURL: nil, callbackURLScheme: callbackURLScheme, options: options)
         return present(description, presenter: presenter, timeout: timeout).map { answer, _ in
@@ -180,7 +182,9 @@ extension RemoteModal {
     ///     can honour them).
     ///   - authorizeURL: Builds the authorization URL from the callback URL and the state.
     /// - Returns: The callback URL with the provider's parameters; `cancelled` when the
-    ///   person closes the window.
+    ///   person closes the window; `invalidConfiguration` when `authorizeURL` gives a URL
+    ///   that is not `https` (or `http` on loopback), for example from a hostile discovery
+    ///   document.
     public static func webAuthenticationSession(
         presenter: Presenter = .current, timeout: Duration? = nil,
         configuration: (inout WebAuthenticationConfiguration) -> Void = { _ in },

@@ -23,9 +23,15 @@ extension HostCore {
             report(.failure(RemoteModalError.failed("invalid public base URL")))
             return Disposables.create()
         }
+        let authorize = authorizeURL(callback, state)
+        if let refused = AuthenticationURLPolicy.refusal(authorize) {
+            logger.warning("web authentication not presented: \(refused)")
+            report(.failure(refused))
+            return Disposables.create()
+        }
         let description = ModalDescription.webAuthentication(
-            url: authorizeURL(callback, state).absoluteString, callbackURL: callback.absoluteString,
-            callbackURLScheme: nil, options: options)
+            url: authorize.absoluteString, callbackURL: callback.absoluteString, callbackURLScheme: nil,
+            options: options)
         let token = PresentationToken(core: self)
         authCallbacks.withLock {
             $0[nonce] = AuthCallback(state: state) { [self] url in

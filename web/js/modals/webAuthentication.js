@@ -3,8 +3,22 @@
 // pastes the address they were sent to.
 import { registerModal } from "./registry.js";
 import { actionButton, el } from "./dialog.js";
+import { unsafeSignInURL } from "../signInURL.js";
 
-registerModal("webAuthentication", (modal, ui) => (modal.callbackURL ? popupFlow(modal, ui) : pasteFlow(modal, ui)));
+registerModal("webAuthentication", (modal, ui) => {
+  const refusal = unsafeSignInURL(modal.url);
+  if (refusal) return refuseFlow(refusal, ui);
+  return modal.callbackURL ? popupFlow(modal, ui) : pasteFlow(modal, ui);
+});
+
+function refuseFlow(reason, ui) {
+  ui.heading("Sign in with your provider");
+  ui.message(`This sign-in cannot be opened here: ${reason}. Nothing was opened; ask staff for help.`);
+  // The host hears at once why nothing happens, so its flow ends with words too (the dialog
+  // closes at its dismiss; Escape meanwhile is the same answer, already given).
+  ui.onCancel(() => {});
+  setTimeout(() => ui.answer({ type: "failure", code: "failed", message: `refused to open: ${reason}` }), 0);
+}
 
 function popupFlow(modal, ui) {
   ui.heading("Sign in with your provider");
