@@ -4,6 +4,8 @@ import json
 
 import websockets
 
+from schema import check_host_message
+
 CAPABILITIES = ["alert", "actionSheet", "webAuthentication", "mailComposer", "messageComposer", "photoPicker",
                 "mediaPicker"]
 
@@ -47,6 +49,7 @@ class ProtocolClient:
 
     async def next(self, timeout=5):
         message = json.loads(await asyncio.wait_for(self.ws.recv(), timeout))
+        check_host_message(message)  # every message a host sends in the suite fits the schema
         if "seq" in message and message["type"] != "error":
             assert message["seq"] > self.last_seq, f"seq went from {self.last_seq} to {message['seq']}"
             self.last_seq = message["seq"]
