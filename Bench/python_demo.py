@@ -160,9 +160,11 @@ class Session:
         if type(action) is not int or not 0 <= action < len(pending.enabled):
             raise Refused("bad_message", "'action' is out of range", "result")
         fields = self.text_fields(pending, value, "result")
-        if not pending.enabled[action]:
-            raise Refused("bad_message", f"action {action} is disabled", "result")
+        # The rule judges the answer's own text fields, whatever the last `input` said; a
+        # refusal keeps v1's code when the client was told the action is disabled too.
         if not pending.rules(fields)[action]:
+            if not pending.enabled[action]:
+                raise Refused("bad_message", f"action {action} is disabled", "result")
             raise Refused("action_disabled", f"action {action} is disabled for these text fields", "result")
         pending.answer.set_result((action, fields))
 
@@ -191,7 +193,7 @@ class Session:
         self.tap(control)
 
 
-async def refuse(ws, session, refused):
+async def refuse(ws, session, refused, message=None):
     counters["remote_modal_errors_total"] += 1
     error = {"type": "error"}
     if session:
@@ -200,6 +202,11 @@ async def refuse(ws, session, refused):
     error.update(code=refused.code, message=refused.message)
     if refused.ref:
         error["ref"] = refused.ref
+    # An error about a modal names it (`id`), when the id is one a host could have sent.
+    ident = message.get("id") if isinstance(message, dict) else None
+    if message and message.get("type") in ("result", "failure", "input", "upload") and isinstance(ident, str) \
+            and len(ident.encode()) <= 64:
+        error["id"] = ident
     await ws.send(dumps(error))
 
 
@@ -220,6 +227,7 @@ async def serve_connection(ws):
     errors = 0
     try:
         async for raw in ws:
+            message = None
             try:
                 message = parse(raw)
                 kind = message["type"]
@@ -244,7 +252,7 @@ async def serve_connection(ws):
                 errors = 0
             except Refused as refused:
                 errors += 1
-                await refuse(ws, session, refused)
+                await refuse(ws, session, refused, message)
                 if errors >= MAX_ERRORS_IN_A_ROW:
                     await ws.close(1008, "too many errors")
                     return

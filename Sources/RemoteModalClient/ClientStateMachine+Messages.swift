@@ -55,6 +55,31 @@ extension ClientStateMachine {
             return actions + [.emit(.status(level, text))]
         case .error(_, let error):
             return actions + hostError(error)
+        case .resumed:
+            // The end of a resume's re-sent state (the resync above has ended at it).
+            return actions
+        case .presentUnknown(_, let id, let kind):
+            // A kind from a newer host: answered, so the host's flow ends instead of waiting.
+            guard id.utf8.count <= 256 else {
+                return actions + [.emit(.skipped(why: "a present with an oversized id"))]
+            }
+            let unsupported = ClientMessage.failure(id: id, code: .unsupported, message: "this client cannot show it")
+            return actions + [
+                .emit(
+                    .skipped(
+                        why:
+                            "a modal of a kind this client does not know: \(PrintableText.clean(String(kind.prefix(64))))"
+                    )),
+                .send(attempt: number, text: unsupported.encode()),
+            ]
+        case .unknown(let type, _):
+            return actions + [
+                .emit(
+                    .skipped(
+                        why:
+                            "a message of a type this client does not know: \(PrintableText.clean(String(type.prefix(64))))"
+                    ))
+            ]
         }
     }
 

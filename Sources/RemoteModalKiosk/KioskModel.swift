@@ -284,6 +284,13 @@ public struct KioskModel: Sendable {
                 modals[index].uploadError = "The host refused a piece: \(error.message)"
             }
             notify(.error, "host: \(error.message)")
+        case .resumed, .unknown:
+            // The end of a resume's re-sent messages, and what a newer host sends that this
+            // kiosk does not know: nothing to show (the connection records their `seq`).
+            break
+        case .presentUnknown(_, let id, let kind):
+            // A kind from a newer host: say so to the host rather than leave its flow waiting.
+            return [.send(.failure(id: id, code: .unsupported, message: "this kiosk cannot show '\(kind)' modals"))]
         }
         return []
     }

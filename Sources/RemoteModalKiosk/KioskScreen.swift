@@ -203,7 +203,8 @@ public enum KioskScreen {
                     switch notice.level {
                     case .error: .error
                     case .success: .success
-                    case .info: .info
+                    // `info`, and a level from a newer host (shown as `info`).
+                    default: .info
                     }
                 notices += wrap(
                     Row(spans: [("  \(notice.level.rawValue.uppercased()): ", style), (notice.text, .plain)]),

@@ -60,7 +60,8 @@ public struct Hello: Sendable, Equatable {
     }
 }
 
-/// The `failure` codes a client may answer with.
+/// The `failure` codes a client may answer with. The host refuses any other (`bad_message`):
+/// it must know what the answer means.
 public enum FailureCode: String, Sendable, Equatable, CaseIterable {
     /// The person cancelled.
     case cancelled
@@ -130,6 +131,15 @@ public enum ClientMessage: Sendable, Equatable {
     /// A tap on a control.
     case event(control: String)
 
+    /// The modal the message concerns, for those that name one.
+    public var modalID: String? {
+        switch self {
+        case .result(let id, _), .failure(let id, _, _), .input(let id, _): id
+        case .upload(let chunk): chunk.id
+        case .hello, .event: nil
+        }
+    }
+
     /// The message's `type`.
     public var type: String {
         switch self {
@@ -160,7 +170,19 @@ public enum ClientMessage: Sendable, Equatable {
         guard case .object = json else { throw ProtocolError(.badMessage, "a message must be a JSON object") }
         guard let typeValue = json["type"] else { throw .missing("type", in: nil) }
         guard let type = typeValue.stringValue else { throw .wrongType("type", expected: "a string", in: nil) }
-        let fields = Fields(json, type: type)
+        do {
+            return try decodeFields(Fields(json, type: type), type: type)
+        } catch {
+            // A refusal of a message about a modal says which modal, when its `id` is one a
+            // host could have sent (short): a client that re-sent answers can tell them apart.
+            guard ["result", "failure", "input", "upload"].contains(type), let id = json["id"]?.stringValue,
+                id.utf8.count <= ProtocolError.maxEchoedIDBytes
+            else { throw error }
+            throw error.concerning(id)
+        }
+    }
+
+    private static func decodeFields(_ fields: Fields, type: String) throws(ProtocolError) -> ClientMessage {
         switch type {
         case "hello":
             let client = try fields.object("client")

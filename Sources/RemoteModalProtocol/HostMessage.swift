@@ -1,27 +1,62 @@
-/// Why a modal ended, as `dismiss.reason` says.
-public enum DismissReason: String, Sendable, Equatable, CaseIterable {
+/// Why a modal ended, as `dismiss.reason` says. Reasons may grow (a newer host may send one
+/// this version does not list), so this is a struct with static members: a client treats a
+/// reason it does not know as the modal ending, nothing more.
+public struct DismissReason: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    /// The wire form, for example `resolved`.
+    public let rawValue: String
+
+    /// Wraps a wire reason.
+    /// - Parameter rawValue: The reason.
+    public init(rawValue: String) { self.rawValue = rawValue }
+
     /// A result or failure was accepted.
-    case resolved
+    public static let resolved = DismissReason(rawValue: "resolved")
     /// The host disposed the subscription.
-    case disposed
+    public static let disposed = DismissReason(rawValue: "disposed")
     /// The modal's timeout passed.
-    case timeout
+    public static let timeout = DismissReason(rawValue: "timeout")
     /// The session's retention ran out.
-    case expired
+    public static let expired = DismissReason(rawValue: "expired")
     /// Another session answered a group presentation first.
-    case superseded
+    public static let superseded = DismissReason(rawValue: "superseded")
     /// The host is shutting down.
-    case shutdown
+    public static let shutdown = DismissReason(rawValue: "shutdown")
+
+    /// Every reason of protocol version 1, in the order the host's metrics list them.
+    public static let allCases: [DismissReason] = [.resolved, .disposed, .timeout, .expired, .superseded, .shutdown]
+
+    /// Whether protocol version 1 defines this reason.
+    public var isKnown: Bool { Self.allCases.contains(self) }
+
+    /// The wire form.
+    public var description: String { rawValue }
 }
 
-/// The level of a status notice.
-public enum StatusLevel: String, Sendable, Equatable, CaseIterable {
+/// The level of a status notice. Levels may grow: a client shows a notice of a level it
+/// does not know as `info`.
+public struct StatusLevel: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    /// The wire form, for example `info`.
+    public let rawValue: String
+
+    /// Wraps a wire level.
+    /// - Parameter rawValue: The level.
+    public init(rawValue: String) { self.rawValue = rawValue }
+
     /// Information.
-    case info
+    public static let info = StatusLevel(rawValue: "info")
     /// Something succeeded.
-    case success
+    public static let success = StatusLevel(rawValue: "success")
     /// Something failed.
-    case error
+    public static let error = StatusLevel(rawValue: "error")
+
+    /// Every level of protocol version 1.
+    public static let allCases: [StatusLevel] = [.info, .success, .error]
+
+    /// Whether protocol version 1 defines this level.
+    public var isKnown: Bool { Self.allCases.contains(self) }
+
+    /// The wire form.
+    public var description: String { rawValue }
 }
 
 /// One of the session's persistent buttons.
@@ -89,7 +124,10 @@ public struct UploadOffer: Sendable, Equatable {
 }
 
 /// Every message the host sends. All but `welcome` (and an `error` before `welcome`)
-/// carry the session's `seq`.
+/// carry the session's `seq`. Decoding is open, as a client's must be: a message of a type
+/// this version does not know is `unknown`, a `present` of a kind it does not know is
+/// `presentUnknown`, and growable values (dismiss reasons, status levels, error codes,
+/// action styles, text field kinds) it does not know are kept or given their default.
 public enum HostMessage: Sendable, Equatable {
     /// The handshake answer.
     case welcome(session: String, resumed: Bool, retentionSeconds: Int)
@@ -108,6 +146,14 @@ public enum HostMessage: Sendable, Equatable {
     case status(seq: Int, level: StatusLevel, text: String)
     /// A refused message; `seq` is `nil` before the session exists.
     case error(seq: Int?, ProtocolError)
+    /// After a resume: the host has re-sent everything it re-sends (`controls`, the pending
+    /// `present`s, their `update`s, the statuses after `lastSeq`); what follows is live.
+    case resumed(seq: Int)
+    /// A `present` of a modal kind this decoder does not know (a client answers it with
+    /// `failure` `unsupported`).
+    case presentUnknown(seq: Int, id: String, kind: String)
+    /// A message of a type this decoder does not know (ignored, but its `seq` counts).
+    case unknown(type: String, seq: Int?)
 
     /// The message's `type`.
     public var type: String {
@@ -120,6 +166,9 @@ public enum HostMessage: Sendable, Equatable {
         case .controls: "controls"
         case .status: "status"
         case .error: "error"
+        case .resumed: "resumed"
+        case .presentUnknown: "present"
+        case .unknown(let type, _): type
         }
     }
 
@@ -131,6 +180,8 @@ public enum HostMessage: Sendable, Equatable {
             .status(let seq, _, _), .uploadAck(let seq, _, _, _):
             seq
         case .error(let seq, _): seq
+        case .resumed(let seq), .presentUnknown(let seq, _, _): seq
+        case .unknown(_, let seq): seq
         }
     }
 
@@ -259,6 +310,26 @@ public enum HostMessage: Sendable, Equatable {
                 writer.raw(",\"ref\":")
                 writer.string(ref)
             }
+            if let id = error.id {
+                writer.raw(",\"id\":")
+                writer.string(id)
+            }
+            if let file = error.file {
+                writer.raw(",\"file\":")
+                writer.int(file)
+            }
+            if let held = error.held {
+                writer.raw(",\"held\":")
+                writer.int(held)
+            }
+        case .resumed, .unknown:
+            break
+        case .presentUnknown(_, let id, let kind):
+            writer.raw(",\"id\":")
+            writer.string(id)
+            writer.raw(",\"modal\":{\"kind\":")
+            writer.string(kind)
+            writer.raw("}")
         }
         writer.raw("}")
         return writer.bytes
@@ -293,6 +364,10 @@ public enum HostMessage: Sendable, Equatable {
                         return ReceivedFile(file: try entry.int("file"), bytes: try entry.int("bytes"))
                     })
             }
+            let kind = try fields.object("modal").string("kind")
+            guard ModalDescription.kinds.contains(kind) else {
+                return .presentUnknown(seq: try fields.int("seq"), id: try fields.string("id"), kind: kind)
+            }
             return .present(
                 seq: try fields.int("seq"), id: try fields.string("id"),
                 modal: try ModalDescription.decode(try fields.value("modal")), uploads: uploads)
@@ -301,7 +376,7 @@ public enum HostMessage: Sendable, Equatable {
                 seq: try fields.int("seq"), id: try fields.string("id"), file: try fields.int("file"),
                 received: try fields.int("received"))
         case "dismiss":
-            let reason = DismissReason(rawValue: try fields.oneOf("reason", DismissReason.allCases.map(\.rawValue)))!
+            let reason = DismissReason(rawValue: try fields.string("reason"))
             return .dismiss(seq: try fields.int("seq"), id: try fields.string("id"), reason: reason)
         case "update":
             let actions = try fields.array("actions", maxCount: 32).enumerated().map {
@@ -320,19 +395,20 @@ public enum HostMessage: Sendable, Equatable {
             }
             return .controls(seq: try fields.int("seq"), items: items)
         case "status":
-            let level = StatusLevel(rawValue: try fields.oneOf("level", StatusLevel.allCases.map(\.rawValue)))!
+            let level = StatusLevel(rawValue: try fields.string("level"))
             return .status(seq: try fields.int("seq"), level: level, text: try fields.string("text"))
         case "error":
             return .error(
                 seq: try fields.optionalInt("seq"),
                 ProtocolError(
                     ErrorCode(rawValue: try fields.string("code")), try fields.string("message"),
-                    ref: try fields.optionalString("ref")))
+                    ref: try fields.optionalString("ref"), id: try fields.optionalString("id"),
+                    file: try fields.optionalInt("file"), held: try fields.optionalInt("held")))
+        case "resumed":
+            return .resumed(seq: try fields.int("seq"))
         default:
-            // The type is the peer's text: echoed at most 64 characters, so an error is never
-            // an amplifier (a 60 KB type must not earn a 120 KB reply).
-            let shown = type.count > 64 ? String(type.prefix(64)) + "…" : type
-            throw ProtocolError(.unknownType, "unknown message type '\(shown)'", ref: shown)
+            // A type from a newer host: ignored by the client, its `seq` recorded.
+            return .unknown(type: type, seq: json["seq"]?.intValue)
         }
     }
 }

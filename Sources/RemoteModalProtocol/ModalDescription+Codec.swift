@@ -151,6 +151,12 @@ extension ModalDescription {
         writer.raw("]")
     }
 
+    /// The modal kinds of protocol version 1 (`modal.kind`).
+    public static let kinds: Set<String> = [
+        "alert", "actionSheet", "webAuthentication", "mailComposer", "messageComposer", "photoPicker", "mediaPicker",
+        "custom",
+    ]
+
     /// Reads a modal object (what a client does with `present`).
     /// - Parameter value: The `modal` object.
     /// - Returns: The description.
@@ -163,9 +169,8 @@ extension ModalDescription {
             let textFields = try fields.array("textFields", maxCount: 16).enumerated().map {
                 (index, element) throws(ProtocolError) -> TextFieldSpec in
                 let field = Fields(element, type: "present", path: "modal.textFields[\(index)]")
-                guard
-                    let kind = TextFieldKind(rawValue: try field.oneOf("kind", TextFieldKind.allCases.map(\.rawValue)))
-                else { throw .missing("kind", in: "present") }
+                // Open: a kind from a newer host is shown as a plain field (masked if `secure`).
+                let kind = TextFieldKind(rawValue: try field.string("kind")) ?? .plain
                 return TextFieldSpec(
                     kind: kind, placeholder: try field.optionalString("placeholder"),
                     text: try field.optionalString("text"),
@@ -256,7 +261,8 @@ extension ModalDescription {
         let actions = try fields.array("actions", maxCount: 32).enumerated().map {
             (index, element) throws(ProtocolError) -> ActionSpec in
             let action = Fields(element, type: "present", path: "modal.actions[\(index)]")
-            let style = ActionStyle(rawValue: try action.oneOf("style", ActionStyle.allCases.map(\.rawValue)))!
+            // Open: a style from a newer host is shown as `default`.
+            let style = ActionStyle(rawValue: try action.string("style")) ?? .default
             return ActionSpec(
                 title: try action.string("title"), style: style, enabled: try action.optionalBool("enabled") ?? true,
                 preferred: try action.optionalBool("preferred") ?? false)

@@ -46,17 +46,58 @@ public struct ProtocolError: Error, Equatable, Sendable, CustomStringConvertible
     public let message: String
     /// The `type` of the refused message, when known.
     public let ref: String?
+    /// The modal the refused message concerned (its `id`), when it named one.
+    public var id: String?
+    /// For a refused `upload` chunk (or a picker's refused `result`): the file it concerned.
+    public var file: Int?
+    /// With `file`: the contiguous bytes of that file the host holds after the refusal, so
+    /// the offset to send from (0: start the file again).
+    public var held: Int?
 
     /// Creates an error.
     /// - Parameters:
     ///   - code: The code.
     ///   - message: What is wrong.
     ///   - ref: The refused message's type.
-    public init(_ code: ErrorCode, _ message: String, ref: String? = nil) {
+    ///   - id: The modal the refused message concerned.
+    ///   - file: The upload file it concerned.
+    ///   - held: The bytes of `file` the host holds.
+    public init(
+        _ code: ErrorCode, _ message: String, ref: String? = nil, id: String? = nil, file: Int? = nil,
+        held: Int? = nil
+    ) {
         self.code = code
         self.message = message
         self.ref = ref
+        self.id = id
+        self.file = file
+        self.held = held
     }
+
+    /// The same error, saying which modal it concerns (an `id` it already names stays).
+    /// - Parameter modal: The modal id.
+    /// - Returns: The error with `id` set.
+    public func concerning(_ modal: String?) -> ProtocolError {
+        var copy = self
+        if copy.id == nil { copy.id = modal }
+        return copy
+    }
+
+    /// The same error, saying which upload file it concerns and what the host holds of it.
+    /// - Parameters:
+    ///   - file: The file's index.
+    ///   - held: The contiguous bytes held of it.
+    /// - Returns: The error with `file` and `held` set.
+    public func concerning(file: Int, held: Int) -> ProtocolError {
+        var copy = self
+        copy.file = file
+        copy.held = held
+        return copy
+    }
+
+    /// The longest modal `id` an error echoes back (host ids are short, `m12`; a longer one
+    /// was never presented, and echoing it would make errors an amplifier).
+    public static let maxEchoedIDBytes = 64
 
     /// `code: message`.
     public var description: String { "\(code): \(message)" }

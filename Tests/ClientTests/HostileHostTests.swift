@@ -41,7 +41,7 @@ struct HostileHostTests {
 
     @Test(arguments: [
         "{", "[]", "null", #"{"type":42}"#, #"{"type":"status","seq":"x"}"#, #"{"type":"teleport","seq":2}"#,
-        #"{"type":"dismiss","seq":2,"id":"m1","reason":"bored"}"#, String(repeating: "[", count: 10_000),
+        String(repeating: "[", count: 10_000),
     ])
     func malformedMessagesAreSkipped(text: String) {
         var harness = MachineHarness()
@@ -50,6 +50,18 @@ struct HostileHostTests {
         harness.host(raw: text)
         #expect(harness.skipped.count == 1)
         #expect(harness.machine.forms.map(\.id) == ["m1"])
+        #expect(harness.machine.isConnected)
+    }
+
+    /// Growable codes are open (docs/protocol.md): a dismiss whose reason a newer host added
+    /// still ends its modal; the reason is kept as it came.
+    @Test func aDismissWithAReasonFromANewerHostEndsTheModal() {
+        var harness = MachineHarness()
+        harness.welcome()
+        harness.present("m1")
+        harness.host(raw: #"{"type":"dismiss","seq":2,"id":"m1","reason":"bored"}"#)
+        #expect(harness.skipped.isEmpty)
+        #expect(harness.machine.forms.isEmpty)
         #expect(harness.machine.isConnected)
     }
 

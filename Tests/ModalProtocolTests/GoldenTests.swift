@@ -4,7 +4,7 @@ import Testing
 let signInAlert = ModalDescription.alert(
     title: "Sign in", message: "Please sign in",
     textFields: [
-        TextFieldSpec(kind: .email, placeholder: "e-mail", text: ""),
+        TextFieldSpec(kind: .email, placeholder: "e-mail"),
         TextFieldSpec(kind: .password, placeholder: "password"),
     ],
     actions: [
@@ -135,7 +135,23 @@ struct HostGolden: Sendable, CustomTestStringConvertible {
             message: .error(seq: 4, ProtocolError(.badMessage, "field 'id' is missing", ref: "result"))),
         HostGolden(
             name: "host.error.beforeWelcome",
-            message: .error(seq: nil, ProtocolError(.helloRequired, "send hello first"))),
+            message: .error(seq: nil, ProtocolError(.helloRequired, "send hello first", ref: "event"))),
+        HostGolden(
+            name: "host.error.upload",
+            message: .error(
+                seq: 33,
+                ProtocolError(
+                    .uploadInvalid,
+                    "offset 0 does not continue file 1: the host holds 65536 bytes; send from offset 65536",
+                    ref: "upload", id: "m17", file: 1, held: 65536))),
+        HostGolden(
+            name: "host.error.result",
+            message: .error(
+                seq: 13,
+                ProtocolError(
+                    .actionDisabled, "action 1 is disabled for these text fields (its rule refuses them)",
+                    ref: "result", id: "m12"))),
+        HostGolden(name: "host.resumed", message: .resumed(seq: 12)),
     ]
 }
 

@@ -111,16 +111,21 @@ struct AdmissionTests {
         harness.settle()
         #expect(client.errors == [.actionDisabled])
         #expect(!outcome.finished)
-        // Without an `input` the action's last known state is disabled: `bad_message` (v1),
-        // even when the result's own fields would pass the rule.
+        // Without an `input` the action's last known state is disabled: a result whose own
+        // fields fail the rule gets `bad_message` (v1's code), one whose fields pass it is
+        // accepted (the rule judges the answer, not what the host last heard by `input`).
         let fresh = harness.connect()
         let second = Outcome<String>()
         _ = signInAlert(on: harness.session(of: fresh)).subscribe(second.observer())
         harness.settle()
-        fresh.send(alertResult("m1", action: 1, textFields: ["ann@example.com", "pw"]))
+        fresh.send(alertResult("m1", action: 1, textFields: ["ann@example.com", ""]))
         harness.settle()
         #expect(fresh.errors == [.badMessage])
         #expect(!second.finished)
+        fresh.send(alertResult("m1", action: 1, textFields: ["ann@example.com", "pw"]))
+        harness.settle()
+        #expect(fresh.errors == [.badMessage])
+        #expect(second.elements == ["ann@example.com"])
         client.send(alertResult("m1", action: 1, textFields: ["ann@example.com", "pw"]))
         harness.settle()
         #expect(outcome.elements == ["ann@example.com"])

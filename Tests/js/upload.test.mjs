@@ -156,6 +156,31 @@ test("a refusal naming what the host holds continues that file from there", asyn
   assert.deepEqual(socket.messages("upload").map((c) => c.offset), [0, 2 * CHUNK_BYTES]);
 });
 
+test("a refusal's file and held fields say where to go on, whatever its words", async () => {
+  const { client, socket } = welcomed();
+  socket.receive(picker("m1", 1, { uploadWindow: 1 }));
+  const upload = client.upload("m1", [file("a.png", CHUNK_BYTES * 4), file("b.png", CHUNK_BYTES * 2, 2)]);
+  await settle();
+  // The words name another file and no count: the fields (newer hosts) are what counts.
+  socket.receive({ type: "error", seq: 2, code: "upload_invalid", ref: "upload", id: "m1", file: 0,
+                   held: 3 * CHUNK_BYTES, message: "refused (file 9)" });
+  upload.retry();
+  await settle();
+  assert.deepEqual(socket.messages("upload").map((c) => [c.file, c.offset]), [[0, 0], [0, 3 * CHUNK_BYTES]]);
+});
+
+test("a refused answer is the one the error's id names, not the last one sent", async () => {
+  const { client, socket, events } = welcomed();
+  socket.receive({ type: "present", seq: 1, id: "m1", modal: { kind: "actionSheet", title: "A", source: null,
+                   actions: [{ title: "x", style: "default", enabled: true, preferred: false }] } });
+  socket.receive({ type: "present", seq: 2, id: "m2", modal: { kind: "actionSheet", title: "B", source: null,
+                   actions: [{ title: "y", style: "default", enabled: true, preferred: false }] } });
+  client.result("m1", { action: 0 });
+  client.result("m2", { action: 0 });
+  socket.receive({ type: "error", seq: 3, code: "bad_message", message: "no", ref: "result", id: "m1" });
+  assert.deepEqual(events.filter(([type]) => type === "rejected").map(([, detail]) => detail.id), ["m1"]);
+});
+
 test("a chunk refused for pacing is sent again from the last acknowledgement", async () => {
   const { client, socket } = welcomed();
   socket.receive(picker("m1", 1, { uploadWindow: 2 }));

@@ -1,67 +1,28 @@
-"""A small PROTOCOL.md client for tests, written against the spec, not the host's code."""
-import asyncio
-import json
+"""The suite's client: the `remote_modal_client` package (clients/python), strict about
+`seq`, and checking every message a host sends against the protocol's JSON Schema."""
+import os
+import sys
 
-import websockets
+# This tree's package first, installed or not (an editable install may name another tree).
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
+                                "clients", "python"))
 
-CAPABILITIES = ["alert", "actionSheet", "webAuthentication", "mailComposer", "messageComposer", "photoPicker",
-                "mediaPicker"]
+from remote_modal_client import CAPABILITIES  # noqa: E402
+from remote_modal_client import ProtocolClient as PackageClient  # noqa: E402
+from schema import check_host_message  # noqa: E402
+
+__all__ = ["CAPABILITIES", "ProtocolClient"]
 
 
-class ProtocolClient:
-    def __init__(self, ws):
-        self.ws = ws
-        self.session = None
-        self.inbox = []
-        self.last_seq = 0
-
+class ProtocolClient(PackageClient):
     @classmethod
     async def open(cls, url, name="py", group=None, capabilities=CAPABILITIES, resume=None, token=None,
                    affinity=None, source=None, last_seq=None):
         """`source`: the local address to connect from (another loopback address is
-        another client to the host)."""
+        another client to the host); `affinity`: the harness's sticky-routing key."""
         if affinity:
             url = f"{url}{'&' if '?' in url else '?'}affinity={affinity}"
         extra = {"local_addr": (source, 0)} if source else {}
-        ws = await websockets.connect(url, subprotocols=["remote-modal.v1"], **extra)
-        client = cls(ws)
-        hello = {"type": "hello", "protocol": 1, "client": {"kind": "pytest", "name": name},
-                 "capabilities": capabilities}
-        if group:
-            hello["client"]["group"] = group
-        if resume:
-            hello["resume"] = {"session": resume}
-            if last_seq is not None:
-                hello["resume"]["lastSeq"] = last_seq
-        if token:
-            hello["token"] = token
-        await client.send(hello)
-        welcome = await client.next()
-        assert welcome["type"] == "welcome", welcome
-        client.session = welcome["session"]
-        client.welcome = welcome
-        return client
-
-    async def send(self, message):
-        await self.ws.send(json.dumps(message))
-
-    async def next(self, timeout=5):
-        message = json.loads(await asyncio.wait_for(self.ws.recv(), timeout))
-        if "seq" in message and message["type"] != "error":
-            assert message["seq"] > self.last_seq, f"seq went from {self.last_seq} to {message['seq']}"
-            self.last_seq = message["seq"]
-        self.inbox.append(message)
-        return message
-
-    async def expect(self, type_, timeout=5, **fields):
-        """Reads until a message of this type (and fields) arrives; returns it."""
-        while True:
-            message = await self.next(timeout)
-            if message["type"] == type_ and all(message.get(k) == v for k, v in fields.items()):
-                return message
-
-    async def tap(self, control):
-        await self.send({"type": "event", "control": control})
-
-    async def close(self):
-        await self.ws.close()
+        return await super().open(url, name=name, group=group, capabilities=capabilities, resume=resume,
+                                  token=token, last_seq=last_seq, kind="pytest", strict_seq=True,
+                                  on_message=check_host_message, **extra)

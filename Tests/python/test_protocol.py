@@ -47,10 +47,12 @@ def test_sign_in_flow_with_live_updates(demo_host):
             busy = await client.expect("controls")
         sign_in = next(i for i in busy["items"] if i["id"] == "signIn")
         assert sign_in["busy"] is True and sign_in["enabled"] is False
-        # Answering with the disabled action is refused; the modal stays.
-        await client.send({"type": "result", "id": present["id"], "value": {"action": 1, "textFields": ["ann@example.com", "pw"]}})
+        # Answering with the disabled action, with fields its rule refuses, is refused; the
+        # modal stays. (Fields the rule accepts are accepted: test_an_answer_is_judged_on_its_own_fields.)
+        await client.send({"type": "result", "id": present["id"], "value": {"action": 1, "textFields": ["ann@example.com", ""]}})
         error = await client.expect("error")
         assert error["code"] == "bad_message"
+        assert error["id"] == present["id"]
         await client.send({"type": "input", "id": present["id"], "textFields": ["ann@example.com", "pw"]})
         update = await client.expect("update", id=present["id"])
         assert update["actions"] == [{"enabled": True}, {"enabled": True}]
@@ -104,6 +106,34 @@ def test_resume_after_dropped_connection_and_duplicate_answers(demo_host):
         # The duplicate produced nothing: no error, no second status.
         with pytest.raises(asyncio.TimeoutError):
             await again.expect("status", timeout=0.5)
+        assert not [m for m in again.inbox if m["type"] == "error"]
+        await again.close()
+    run(scenario())
+
+
+def test_an_answer_is_judged_on_its_own_fields_straight_after_a_resume(demo_host):
+    # Issue 28: the host forgets the password on resume; the answer's own fields pass the
+    # rule, so it is accepted without an `input` first. The resume's end is marked.
+    async def scenario():
+        client = await ProtocolClient.open(demo_host.url)
+        await client.tap("signIn")
+        present = await client.expect("present")
+        await client.send({"type": "input", "id": present["id"], "textFields": ["ann@example.com", "pw"]})
+        await client.expect("update", id=present["id"])
+        client.ws.transport.abort()
+        await asyncio.sleep(0.2)
+        again = await ProtocolClient.open(demo_host.url, resume=client.session, last_seq=client.last_seq)
+        burst = []
+        while not burst or burst[-1]["type"] != "resumed":
+            burst.append(await again.next())
+        assert [m["type"] for m in burst] == ["controls", "present", "update", "resumed"], burst
+        assert burst[1]["modal"]["actions"][1]["enabled"] is False  # the password was forgotten
+        assert burst[-1]["seq"] == max(m["seq"] for m in burst)
+        await again.send({"type": "result", "id": present["id"],
+                          "value": {"action": 1, "textFields": ["ann@example.com", "pw"]}})
+        dismiss = await again.expect("dismiss", id=present["id"])
+        assert dismiss["reason"] == "resolved"
+        assert (await again.expect("status"))["text"] == "Signed in as ann@example.com"
         assert not [m for m in again.inbox if m["type"] == "error"]
         await again.close()
     run(scenario())

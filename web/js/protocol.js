@@ -263,6 +263,9 @@ export class ModalClient extends EventTarget {
       case "status": return this.emit("status", { level: message.level, text: message.text });
       case "uploadAck": return this.uploads.get(message.id)?.acknowledged(message.file, message.received);
       case "error": return this.hostError(message);
+      // The end of a resume's re-sent messages (newer hosts; the resync already ended above,
+      // as on any message past the re-sent `controls` and `present`s).
+      case "resumed": return undefined;
       default: return undefined;
     }
   }
@@ -383,16 +386,22 @@ export class ModalClient extends EventTarget {
       return;
     }
     if (message.code === "upload_invalid") {
-      const upload = [...this.uploads.values()].find((candidate) => candidate.active || candidate.state === "done");
+      // A newer host names the modal (`id`), the file and the bytes it holds of it (`file`,
+      // `held`); an older one says it only in words, which `refused` then reads.
+      const upload = (typeof message.id === "string" && this.uploads.get(message.id))
+        || [...this.uploads.values()].find((candidate) => candidate.active || candidate.state === "done");
       if (upload) {
         if (message.ref === "result") this.forget(upload.id);
-        return upload.refused(message.message ?? "", message.ref);
+        const detail = Number.isInteger(message.file) ? { file: message.file, held: message.held } : null;
+        return upload.refused(message.message ?? "", message.ref, detail);
       }
     }
     const answerRefused = ["bad_message", "action_disabled", "upload_invalid"].includes(message.code);
-    if (answerRefused && (message.ref === "result" || message.ref === "failure") && this.lastAnswered
-        && this.unconfirmed.has(this.lastAnswered)) {
-      const id = this.lastAnswered;
+    // The refused answer is the one the error names (`id`, newer hosts), else the last one sent.
+    const refusedID = typeof message.id === "string" ? message.id : this.lastAnswered;
+    if (answerRefused && (message.ref === "result" || message.ref === "failure") && refusedID
+        && this.unconfirmed.has(refusedID)) {
+      const id = refusedID;
       this.forget(id);
       this.emit("rejected", { id, code: message.code, message: message.message });
     }

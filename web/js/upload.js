@@ -107,8 +107,9 @@ export class Upload {
     this.pump();
   }
 
-  /** The host refused a chunk or the result (`upload_invalid`): stop and let the person choose. */
-  refused(message, ref) {
+  /** The host refused a chunk or the result (`upload_invalid`): stop and let the person choose.
+   *  `detail`: the error's `file` and `held` fields (newer hosts), else null. */
+  refused(message, ref, detail = null) {
     if (!this.active && this.state !== "done") return;
     this.state = "failed";
     this.error = message;
@@ -118,11 +119,19 @@ export class Upload {
     // A refusal that names what the host holds of a file ("the host holds 65536 bytes") goes
     // on from there; one that names a file drops that file; anything else starts every
     // file again (offset 0 always restarts a file, so that is never wrong, only slower).
-    const file = /file (\d+)/.exec(message);
-    const held = /holds (?:all )?(\d+) bytes/.exec(message);
-    const index = file ? Number(file[1]) : -1;
+    // A newer host says both as fields; an older one only in words.
+    let index = -1;
+    let bytes = 0;
+    if (detail && Number.isInteger(detail.file)) {
+      index = detail.file;
+      bytes = Number.isInteger(detail.held) ? detail.held : 0;
+    } else {
+      const file = /file (\d+)/.exec(message);
+      const held = /holds (?:all )?(\d+) bytes/.exec(message);
+      index = file ? Number(file[1]) : -1;
+      bytes = held ? Number(held[1]) : 0;
+    }
     if (ref === "upload" && index >= 0 && index < this.files.length) {
-      const bytes = held ? Number(held[1]) : 0;
       const size = this.files[index].size;
       this.acked[index] = bytes <= size ? bytes : 0;
       this.next[index] = this.acked[index];

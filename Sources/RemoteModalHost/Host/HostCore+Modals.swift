@@ -335,7 +335,8 @@ extension HostCore {
             return ProtocolError(
                 .rateLimited,
                 "more than \(configuration.uploadWindow) upload chunks unacknowledged; wait for uploadAck",
-                ref: "upload")
+                ref: "upload"
+            ).concerning(file: chunk.file, held: uploads.heldBytes(of: chunk.file))
         }
         let accepted: (held: Int, bytes: Int)
         do {
@@ -343,7 +344,8 @@ extension HostCore {
                 chunk, from: connection.info.clientAddress, now: clock.now.timeIntervalSince1970)
         } catch {
             metrics.update { $0.uploadChunksRefused += 1 }
-            return error.error
+            // Where to go on from, as data (the message says it in words too).
+            return error.error.concerning(file: chunk.file, held: uploads.heldBytes(of: chunk.file))
         }
         metrics.update {
             $0.uploadBytes += accepted.bytes
@@ -400,14 +402,24 @@ extension HostCore {
                 .badMessage, "this web authentication is answered by its callback URL, not by a result",
                 ref: "result")
         }
-        // The last state the client was told must allow the action (`bad_message`, v1), and
-        // an action ruled by the text fields must also pass its rule on the result's own
-        // text fields (`action_disabled`): `input` only drives the live `update`s.
-        let answer = try presentation.description.validateResult(
-            value, enabled: presentation.actionStates(for: sessionID))
+        // An action ruled by `enabledIf` over the text fields is judged on the result's own
+        // `textFields`, whatever the host last heard by `input` (after a resume the host has
+        // forgotten the typed password, and a correct answer sent straight away was refused).
+        // Any other action must be enabled in the state the client was last told.
+        let told = presentation.actionStates(for: sessionID)
+        var judged = told
+        let disabledHere = sessionID.flatMap { presentation.disabledActions[$0] } ?? []
+        for (index, rule) in presentation.rules.enumerated() where index < judged.count {
+            if case .textFields = rule, !disabledHere.contains(index) { judged[index] = true }
+        }
+        let answer = try presentation.description.validateResult(value, enabled: judged)
         if case .action(let index, let textFields) = answer, index < presentation.rules.count,
             case .textFields(let predicate) = presentation.rules[index], !predicate(textFields)
         {
+            // The code v1 gave when the client was also told it is disabled, else the newer one.
+            if index < told.count, !told[index] {
+                throw ProtocolError(.badMessage, "action \(index) is disabled", ref: "result")
+            }
             throw ProtocolError(
                 .actionDisabled, "action \(index) is disabled for these text fields (its rule refuses them)",
                 ref: "result")

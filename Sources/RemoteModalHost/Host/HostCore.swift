@@ -183,9 +183,11 @@ final class HostCore: @unchecked Sendable {
         // (`upload(_:from:in:)`); every other message by the message rate.
         guard isPickerUpload(decoded, on: connection) || connection.bucket.take(now: clock.now.timeIntervalSince1970)
         else {
+            let modal = try? decoded.get().modalID
             reject(
                 connection,
-                ProtocolError(.rateLimited, "more than \(Int(configuration.messagesPerSecond)) messages a second"))
+                ProtocolError(.rateLimited, "more than \(Int(configuration.messagesPerSecond)) messages a second")
+                    .concerning(modal))
             return
         }
         let message: ClientMessage
@@ -205,7 +207,9 @@ final class HostCore: @unchecked Sendable {
         case (.joined, .hello):
             outcome = ProtocolError(.badMessage, "hello was already received", ref: "hello")
         case (.joined(let session), _):
-            outcome = handle(message, from: connection, in: session)
+            // An error about a modal says which (`id`): after a resume a client re-sends
+            // several answers and must tell which one was refused.
+            outcome = handle(message, from: connection, in: session)?.concerning(message.modalID)
         case (.closing, _):
             outcome = nil
         }
@@ -306,6 +310,9 @@ final class HostCore: @unchecked Sendable {
                     transport.send(again.encode(), to: connection.id)
                 }
             }
+            // The end of what a resume re-sends: a client need not guess with a timer which
+            // shown modals ended while it was away (those not re-presented before this).
+            transport.send(HostMessage.resumed(seq: session.takeSeq()).encode(), to: connection.id)
             return nil
         }
         // The client's address (behind a trusted proxy, from X-Forwarded-For), not the proxy's.

@@ -185,6 +185,8 @@ extension DismissReason {
         case .expired: 3
         case .superseded: 4
         case .shutdown: 5
+        // The host sends only version 1's reasons.
+        default: 0
         }
     }
 }

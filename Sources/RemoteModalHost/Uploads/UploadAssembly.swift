@@ -107,6 +107,9 @@ final class UploadAssembly: @unchecked Sendable {
         }
     }
 
+    /// The contiguous bytes held of one file (0 for a file not started or dropped).
+    func heldBytes(of file: Int) -> Int { files[file]?.received ?? 0 }
+
     /// Adds a chunk. Offset 0 (re)starts a file; any other offset must equal what is held.
     /// - Returns: The contiguous bytes now held of the chunk's file, and the chunk's size.
     /// - Throws: `UploadRefusal`; an offset that does not continue the file keeps what is
@@ -221,23 +224,28 @@ final class UploadAssembly: @unchecked Sendable {
     /// - Throws: `upload_invalid` when an item does not match the received bytes (every
     ///   file is then dropped, as PROTOCOL.md says).
     func finish(_ items: [PickedItem]) throws(ProtocolError) -> [PickedFile] {
-        func invalid(_ reason: String) -> ProtocolError {
+        func invalid(_ reason: String, file: Int? = nil) -> ProtocolError {
             reset()
-            return ProtocolError(.uploadInvalid, reason, ref: "result")
+            // Every file is dropped: the one named starts again from 0, as the others do.
+            return ProtocolError(.uploadInvalid, reason, ref: "result", file: file, held: file.map { _ in 0 })
         }
         guard items.count == files.count else {
             throw invalid("the result lists \(items.count) files but \(files.count) were uploaded")
         }
         for (index, item) in items.enumerated() {
-            guard let file = files[index], file.complete else { throw invalid("file \(index) was not fully uploaded") }
+            guard let file = files[index], file.complete else {
+                throw invalid("file \(index) was not fully uploaded", file: index)
+            }
             guard item.size == file.size, item.name == file.name else {
-                throw invalid("file \(index): name or size differs from the upload")
+                throw invalid("file \(index): name or size differs from the upload", file: index)
             }
             guard item.sha256 == file.hash.finalize().hex else {
-                throw invalid("file \(index): SHA-256 does not match")
+                throw invalid("file \(index): SHA-256 does not match", file: index)
             }
             // Its spool file is written off the loop: whole before it is handed over.
-            guard file.spool?.finish() ?? true else { throw invalid("file \(index): the host could not store it") }
+            guard file.spool?.finish() ?? true else {
+                throw invalid("file \(index): the host could not store it", file: index)
+            }
         }
         var picked: [PickedFile] = []
         for (index, item) in items.enumerated() {

@@ -1,0 +1,339 @@
+"""The protocol, written from docs/protocol.md (the section numbers below are its own)."""
+import asyncio
+import base64
+import hashlib
+import json
+import random
+
+import websockets
+
+#: Every built-in kind (section 6); add `custom:NAME` for a custom kind you implement.
+CAPABILITIES = ["alert", "actionSheet", "webAuthentication", "mailComposer", "messageComposer", "photoPicker",
+                "mediaPicker"]
+
+#: The most bytes of one upload chunk, before base64 (section 7).
+CHUNK_BYTES = 32 * 1024
+
+
+class ProtocolViolation(AssertionError):
+    """The host broke a rule of the protocol (a `seq` that went back, no `welcome`...)."""
+
+
+class SessionLost(Exception):
+    """A resume got a new session (`resumed: false`): the old session's modals are gone."""
+
+    def __init__(self, modals):
+        super().__init__(f"the session was lost with {len(modals)} modal(s) shown")
+        self.modals = modals
+
+
+def backoff_delays(base=0.5, cap=6.0, rng=random.random):
+    """Reconnection delays: exponential with full jitter, capped (section 12, duty 9)."""
+    attempt = 0
+    while True:
+        yield rng() * min(cap, base * 2 ** attempt)
+        attempt += 1
+
+
+def picked_item(name, mime_type, data):
+    """The `result` item describing one uploaded file (section 6, pickers)."""
+    return {"name": name, "mimeType": mime_type, "size": len(data), "sha256": hashlib.sha256(data).hexdigest()}
+
+
+def chunk_messages(modal_id, index, name, mime_type, data, offset=0):
+    """The `upload` messages of one file from `offset` (standard base64, `last` on the end)."""
+    if not data:
+        yield {"type": "upload", "id": modal_id, "file": index, "name": name, "mimeType": mime_type, "size": 0,
+               "offset": 0, "data": "", "last": True}
+        return
+    while offset < len(data):
+        end = min(offset + CHUNK_BYTES, len(data))
+        yield {"type": "upload", "id": modal_id, "file": index, "name": name, "mimeType": mime_type,
+               "size": len(data), "offset": offset, "data": base64.b64encode(data[offset:end]).decode("ascii"),
+               "last": end == len(data)}
+        offset = end
+
+
+class ProtocolClient:
+    """One connection to a host: `hello`, then every host message in order.
+
+    `strict_seq`: a `seq` that does not increase raises `ProtocolViolation` (for tests of a
+    host); otherwise such a message is dropped, as section 4 says a client does.
+    `on_message`: called with each host message as received (a schema check, a log).
+    """
+
+    def __init__(self, ws, strict_seq=False, on_message=None):
+        self.ws = ws
+        self.session = None
+        self.welcome = None
+        self.inbox = []
+        self.last_seq = 0
+        self.strict_seq = strict_seq
+        self.on_message = on_message
+
+    @classmethod
+    async def open(cls, url, name="python", group=None, capabilities=CAPABILITIES, resume=None, token=None,
+                   last_seq=None, kind="python", strict_seq=False, on_message=None, timeout=10, **connect):
+        """Connects, sends `hello` (resuming `resume` when given) and waits for `welcome`.
+        Extra keyword arguments go to `websockets.connect` (`local_addr=`, `ssl=`...)."""
+        ws = await websockets.connect(url, subprotocols=["remote-modal.v1"], **connect)
+        client = cls(ws, strict_seq=strict_seq, on_message=on_message)
+        hello = {"type": "hello", "protocol": 1, "client": {"kind": kind, "name": name},
+                 "capabilities": list(capabilities)}
+        if group:
+            hello["client"]["group"] = group
+        if resume:
+            hello["resume"] = {"session": resume}
+            if last_seq is not None:
+                hello["resume"]["lastSeq"] = last_seq
+        if token:
+            hello["token"] = token
+        await client.send(hello)
+        welcome = await client.next(timeout)
+        if welcome["type"] != "welcome":
+            await ws.close()
+            raise ProtocolViolation(f"expected welcome, got {welcome}")
+        client.session = welcome["session"]
+        client.welcome = welcome
+        if resume and (not welcome["resumed"] or welcome["session"] != resume):
+            client.last_seq = 0
+        elif resume and last_seq is not None:
+            client.last_seq = last_seq
+        return client
+
+    async def send(self, message):
+        await self.ws.send(json.dumps(message))
+
+    async def next(self, timeout=5):
+        """The next host message not seen before (section 4); `asyncio.TimeoutError` after
+        `timeout` seconds of silence."""
+        while True:
+            message = json.loads(await asyncio.wait_for(self.ws.recv(), timeout))
+            if self.on_message:
+                self.on_message(message)
+            seq = message.get("seq")
+            if isinstance(seq, int) and message.get("type") != "error":
+                if seq <= self.last_seq:
+                    if self.strict_seq:
+                        raise ProtocolViolation(f"seq went from {self.last_seq} to {seq}")
+                    continue
+                self.last_seq = seq
+            self.inbox.append(message)
+            return message
+
+    async def expect(self, type_, timeout=5, **fields):
+        """Reads until a message of this type (and these field values) arrives."""
+        while True:
+            message = await self.next(timeout)
+            if message["type"] == type_ and all(message.get(k) == v for k, v in fields.items()):
+                return message
+
+    async def tap(self, control):
+        await self.send({"type": "event", "control": control})
+
+    async def close(self):
+        await self.ws.close()
+
+
+class Upload:
+    """The files of one picker, sent within the window and resumable (section 7)."""
+
+    def __init__(self, modal_id, files, window=8):
+        self.id = modal_id
+        self.files = [(name, mime, bytes(data)) for name, mime, data in files]
+        self.window = max(1, window)
+        self.held = [0] * len(self.files)         # bytes the host holds, per file
+        self.complete = [False] * len(self.files)  # the file's last chunk was acknowledged
+        self.max_in_flight = 0
+
+    def result_value(self):
+        """The picker's `result` value for these files."""
+        return {"items": [picked_item(name, mime, data) for name, mime, data in self.files]}
+
+    def resume_from(self, received):
+        """A re-sent `present`'s `received`: continue each file from there (absent: 0)."""
+        self.held = [0] * len(self.files)
+        self.complete = [False] * len(self.files)
+        for entry in received or []:
+            index = entry.get("file")
+            if isinstance(index, int) and 0 <= index < len(self.files):
+                size = len(self.files[index][2])
+                self.held[index] = entry["bytes"] if entry["bytes"] <= size else 0
+                self.complete[index] = size > 0 and self.held[index] == size
+
+    def _pending(self):
+        for index, (name, mime, data) in enumerate(self.files):
+            if not self.complete[index]:
+                yield from chunk_messages(self.id, index, name, mime, data, self.held[index])
+
+    async def run(self, client, timeout=10):
+        """Sends the chunks not yet acknowledged, at most `window` unacknowledged, until
+        every file is complete. Raises `ConnectionClosed` (resume, `resume_from`, call again)
+        or `RuntimeError` for a refusal other than pacing (`held` then says where to go on)."""
+        while not all(self.complete):
+            chunks = list(self._pending())
+            position = 0
+            in_flight = 0
+            throttled = False
+            while (position < len(chunks) and not throttled) or in_flight:
+                while position < len(chunks) and in_flight < self.window and not throttled:
+                    await client.send(chunks[position])
+                    position += 1
+                    in_flight += 1
+                    self.max_in_flight = max(self.max_in_flight, in_flight)
+                message = await client.next(timeout)
+                kind = message["type"]
+                if kind == "uploadAck" and message["id"] == self.id:
+                    in_flight -= 1
+                    index = message["file"]
+                    self.held[index] = message["received"]
+                    self.complete[index] = message["received"] == len(self.files[index][2])
+                elif kind == "error" and message.get("ref") == "upload" and message.get("id", self.id) == self.id:
+                    in_flight -= 1
+                    if message["code"] == "rate_limited":
+                        throttled = True  # not stored: wait for the others, then go on from the acks
+                        continue
+                    if isinstance(message.get("file"), int) and isinstance(message.get("held"), int):
+                        self.held[message["file"]] = message["held"]
+                    raise RuntimeError(f"upload refused: {message.get('message')}")
+                elif kind == "dismiss" and message["id"] == self.id:
+                    raise RuntimeError(f"the picker ended ({message['reason']})")
+            if throttled:
+                await asyncio.sleep(0.05)
+
+
+class ModalClient:
+    """A session across connections: resumes, de-duplicates, keeps answers until dismissed.
+
+    Use `connect()`, then `next()` for host messages (`present`, `dismiss`, `status`,
+    `controls`, ...), `answer()` / `fail()` to answer, `upload()` for a picker. When a
+    connection drops, `reconnect()` resumes with backoff; a lost session raises
+    `SessionLost` from it.
+    """
+
+    def __init__(self, url, name="python", group=None, capabilities=CAPABILITIES, token=None, on_message=None,
+                 strict_seq=False, **connect):
+        self.url, self.name, self.group, self.token = url, name, group, token
+        self.capabilities = list(capabilities)
+        self.on_message, self.strict_seq, self.connect_options = on_message, strict_seq, connect
+        self.connection = None
+        self.session = None
+        self.last_seq = 0
+        self.shown = {}          # id -> the latest present
+        self.unconfirmed = {}    # id -> the answer sent, until its dismiss
+        self.last_input = {}     # id -> the alert's last text fields sent
+        self.resumed_marker = False
+
+    async def connect(self):
+        """Opens a connection (resuming the session when there is one) and re-sends what
+        the protocol says to re-send (section 9)."""
+        previous = self.session
+        self.connection = await ProtocolClient.open(
+            self.url, name=self.name, group=self.group, capabilities=self.capabilities, token=self.token,
+            resume=previous, last_seq=self.last_seq if previous else None, strict_seq=self.strict_seq,
+            on_message=self.on_message, **self.connect_options)
+        welcome = self.connection.welcome
+        lost = previous is not None and (not welcome["resumed"] or welcome["session"] != previous)
+        self.session = welcome["session"]
+        self.resumed_marker = False
+        if lost:
+            gone = dict(self.shown)
+            self.shown.clear()
+            self.unconfirmed.clear()
+            self.last_input.clear()
+            self.last_seq = 0
+            raise SessionLost(gone)
+        if previous is not None:
+            for modal_id, fields in self.last_input.items():
+                if modal_id in self.shown and modal_id not in self.unconfirmed:
+                    await self.connection.send({"type": "input", "id": modal_id, "textFields": fields})
+        for answer in list(self.unconfirmed.values()):
+            await self.connection.send(answer)
+        return welcome
+
+    async def reconnect(self, attempts=20, delays=None):
+        """Reconnects with backoff until a connection is made (or `attempts` fail)."""
+        delays = delays or backoff_delays()
+        last = None
+        for _ in range(attempts):
+            await asyncio.sleep(next(delays))
+            try:
+                return await self.connect()
+            except (OSError, websockets.exceptions.WebSocketException, asyncio.TimeoutError) as error:
+                last = error
+        raise ConnectionError(f"no connection after {attempts} attempts: {last}")
+
+    async def next(self, timeout=5):
+        """The next host message, after the client's own bookkeeping: a `present` is
+        remembered (a re-sent one is still returned, with `"again": True` added to a copy),
+        a `dismiss` forgets the modal and its kept answer."""
+        message = await self.connection.next(timeout)
+        self.last_seq = self.connection.last_seq
+        kind = message["type"]
+        if kind == "present":
+            again = message["id"] in self.shown
+            self.shown[message["id"]] = message
+            if again:
+                return {**message, "again": True}
+        elif kind == "dismiss":
+            self.shown.pop(message["id"], None)
+            self.unconfirmed.pop(message["id"], None)
+            self.last_input.pop(message["id"], None)
+        elif kind == "resumed":
+            self.resumed_marker = True
+        return message
+
+    async def expect(self, type_, timeout=5, **fields):
+        while True:
+            message = await self.next(timeout)
+            if message["type"] == type_ and all(message.get(k) == v for k, v in fields.items()):
+                return message
+
+    async def answer(self, modal_id, value):
+        """Sends a `result`, kept until its `dismiss` (re-sent after each resume)."""
+        message = {"type": "result", "id": modal_id, "value": value}
+        self.unconfirmed[modal_id] = message
+        await self._send_kept(message)
+
+    async def fail(self, modal_id, code="cancelled", text=None):
+        """Sends a `failure`, kept as an answer is."""
+        message = {"type": "failure", "id": modal_id, "code": code}
+        if text is not None:
+            message["message"] = text
+        self.unconfirmed[modal_id] = message
+        await self._send_kept(message)
+
+    async def type_text(self, modal_id, fields):
+        """Sends an alert's text fields as typed (`input`), remembered for a resume."""
+        self.last_input[modal_id] = list(fields)
+        await self.connection.send({"type": "input", "id": modal_id, "textFields": list(fields)})
+
+    async def tap(self, control):
+        await self.connection.send({"type": "event", "control": control})
+
+    async def upload(self, modal_id, files):
+        """Uploads `files` ([(name, mimeType, bytes)]) to a shown picker within its window,
+        then sends the `result`; resumes by itself after a dropped connection."""
+        present = self.shown[modal_id]
+        upload = Upload(modal_id, files, present.get("uploadWindow", 8))
+        while True:
+            try:
+                await upload.run(self.connection)
+                break
+            except websockets.exceptions.ConnectionClosed:
+                await self.reconnect()
+                # Nothing goes before the re-sent present says what the host holds.
+                again = await self.expect("present", id=modal_id, timeout=10)
+                upload.resume_from(again.get("received"))
+        await self.answer(modal_id, upload.result_value())
+        return upload
+
+    async def close(self):
+        if self.connection:
+            await self.connection.close()
+
+    async def _send_kept(self, message):
+        try:
+            await self.connection.send(message)
+        except websockets.exceptions.ConnectionClosed:
+            pass  # kept: the next connect() sends it again
