@@ -152,7 +152,7 @@ extension HostCore {
             description: description, callbacks: callbacks, rules: rules, presentedAt: clock.now,
             uploadBudget: uploadBudget)
         if case .group = presenter.target { presentation.requesterID = presenter.requester?.id }
-        presentation.disabledActions = presenter.disabledActions
+        presentation.disabledActions = sameTokenAsDisabled(presenter.disabledActions, among: targets)
         evaluateTextFieldRules(presentation)
         // An action ruled by a host-side sequence stays disabled until the sequence speaks.
         for (index, rule) in rules.enumerated() where index < presentation.actionStates.count {
@@ -179,6 +179,26 @@ extension HostCore {
                 }))
         }
         return presentation
+    }
+
+    /// Actions disabled for a session are disabled too for every target admitted by the same
+    /// token: a requester's second screen (or anyone holding its token) is the requester, and
+    /// must not approve what the requester cannot. Without tokens a name is only claimed, so
+    /// only the session itself is.
+    func sameTokenAsDisabled(_ disabled: [String: Set<Int>], among targets: [SessionState]) -> [String: Set<Int>] {
+        guard !disabled.isEmpty else { return disabled }
+        var byGrant: [Int: Set<Int>] = [:]
+        for (id, indices) in disabled {
+            if let grant = sessions[id]?.grant { byGrant[grant, default: []].formUnion(indices) }
+        }
+        guard !byGrant.isEmpty else { return disabled }
+        var expanded = disabled
+        for target in targets {
+            if let grant = target.grant, let indices = byGrant[grant] {
+                expanded[target.id, default: []].formUnion(indices)
+            }
+        }
+        return expanded
     }
 
     /// Sends a new presentation to the sessions that show it here.

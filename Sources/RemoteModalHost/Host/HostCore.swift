@@ -253,10 +253,9 @@ final class HostCore: @unchecked Sendable {
             grant = (key, name, groups)
         }
         if let group = hello.client.group, let allowed = grant.groups, !allowed.contains(group) {
+            // The same answer as a wrong token (close 1008 `unauthorized`, no error): telling
+            // them apart would tell a guesser that its token is a real one.
             logger.info("connection \(connection.id): token does not grant group \(logSafe(group))")
-            let error = ProtocolError(.unauthorized, "this token does not grant the group '\(group)'", ref: "hello")
-            metrics.update { $0.errors[error.code, default: 0] += 1 }
-            transport.send(HostMessage.error(seq: nil, error).encode(), to: connection.id)
             closeConnection(connection, code: .policyViolation, reason: "unauthorized")
             return nil
         }
