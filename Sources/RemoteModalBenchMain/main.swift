@@ -6,6 +6,7 @@ import Foundation
 //   modal-bench cycle --url URL --sessions N [--seconds S] [--warmup S] [--pid PID]
 //   modal-bench storm --url URL --count N
 //   modal-bench resume --url URL --count N
+//   modal-bench crowd --url URL --count N [--probes P] [--pid PID] [--hold]
 // Every command prints one tab-separated row (label first); see docs/benchmarks.md.
 import RemoteModalBench
 import RemoteModalFlags
@@ -26,6 +27,8 @@ let parser = FlagParser(
         FlagSpec("seconds", value: "S", help: "seconds measured (roundtrip, cycle; echo: closed loop for S seconds)"),
         FlagSpec("warmup", value: "S", help: "seconds before measuring (roundtrip, cycle)"),
         FlagSpec("host-report", help: "also read the host's own figures from /bench/report (roundtrip)"),
+        FlagSpec("probes", value: "P", help: "new sessions timed one at a time while the crowd is held (crowd)"),
+        FlagSpec("hold", help: "after the row, hold the crowd until standard input closes (crowd)"),
     ], maxPositional: 1)
 
 func fail(_ message: String) -> Never {
@@ -36,7 +39,7 @@ func fail(_ message: String) -> Never {
 do {
     let flags = try parser.parse(Array(CommandLine.arguments.dropFirst()))
     if flags.has("help") {
-        print(parser.help(usage: "modal-bench echo|idle|roundtrip|cycle|storm|resume [flags]"))
+        print(parser.help(usage: "modal-bench echo|idle|roundtrip|cycle|storm|resume|crowd [flags]"))
         print(
             """
 
@@ -48,6 +51,8 @@ do {
               cycle      label, cycles/s, p50, p99, p99.9, cycles (all, until closed), server CPU per cycle (with --pid)
               storm      label, welcomed, seconds, connect-to-welcome p50, p99, max
               resume     label, resumes, reconnect-to-present p50, p99, max
+              crowd      label, sessions held, seconds to open them, server RSS KiB before, after, KiB per
+                         session (with --pid), then connect-to-welcome p50, p99, max of the probes
             cycle: the demo host's sign-in cycle (PROTOCOL.md): tap signIn, expect controls (busy), present,
               answer Cancel, expect dismiss, status "Sign in cancelled", controls (idle), in any order but the
               busy controls before the idle ones; any error or other message fails the run (exit 2).
@@ -146,8 +151,28 @@ do {
         let latency = try load.run()
         // label, resumes, reconnect-to-present p50, p99, max (µs)
         print(String(format: "%@\t%d\t%.1f\t%.1f\t%.1f", label, latency.count, latency.p50, latency.p99, latency.max))
+    case "crowd":
+        let count = try flags.int("count", in: 1...100_000) ?? 10_000
+        let probes = try flags.int("probes", in: 1...100_000) ?? 200
+        let pid = try flags.int("pid", in: 1...Int(Int32.max)).map(Int32.init)
+        let before = pid.flatMap(residentKiB(pid:))
+        let crowd = try Crowd()
+        let result = try crowd.open(url: url, count: count, probes: probes)
+        // Let the host's allocator settle (a welcome is written before its buffers go back).
+        Thread.sleep(forTimeInterval: 1)
+        let after = pid.flatMap(residentKiB(pid:))
+        let perSession = before.flatMap { before in after.map { Double($0 - before) / Double(count) } }
+        // Written straight to the descriptor: the driver reads the row while the crowd is held.
+        let row = String(
+            format: "%@\t%d\t%.2f\t%@\t%@\t%@\t%.1f\t%.1f\t%.1f\n", label, result.held, result.openSeconds,
+            before.map(String.init) ?? "", after.map(String.init) ?? "",
+            perSession.map { String(format: "%.2f", $0) } ?? "", result.probes.p50, result.probes.p99,
+            result.probes.max)
+        FileHandle.standardOutput.write(Data(row.utf8))
+        if flags.has("hold") { while readLine() != nil {} }
+        crowd.release()
     default:
-        fail("say echo, idle, roundtrip, cycle, storm or resume (see --help)")
+        fail("say echo, idle, roundtrip, cycle, storm, resume or crowd (see --help)")
     }
 } catch {
     fail("\(error)")
