@@ -148,13 +148,7 @@ final class ServiceLoop: @unchecked Sendable {
         // error): without user space lws skips that callback, and frames written after its
         // close frame would reach the client.
         protocols[0].per_session_data_size = 8
-        // NB: lws allocates each connection's receive buffer at the upgrade and keeps it for
-        // the connection's life: 4 KiB by default (pt_serv_buf_size), a third of the 12 KiB an
-        // idle bench-host session cost. 1 KiB is received per callback instead (the assembler
-        // joins the parts);
-        // sends stay limited to the 4 KiB they were (tx_packet_size, else rx_buffer_size).
-        protocols[0].rx_buffer_size = 1_024
-        protocols[0].tx_packet_size = 4_096
+        protocols[0].rx_buffer_size = 0
         retryPolicy = .allocate(capacity: 1)
         retryPolicy.initialize(to: lws_retry_bo_t())
         foreignLoops = .allocate(capacity: 1)
