@@ -52,7 +52,8 @@ do {
               storm      label, welcomed, seconds, connect-to-welcome p50, p99, max
               resume     label, resumes, reconnect-to-present p50, p99, max
               crowd      label, sessions held, seconds to open them, server RSS KiB before, after, KiB per
-                         session (with --pid), then connect-to-welcome p50, p99, max of the probes
+                         session (with --pid), then connect-to-welcome p50, p99, max of the probes, probes
+                         not welcomed within 10 s
             cycle: the demo host's sign-in cycle (PROTOCOL.md): tap signIn, expect controls (busy), present,
               answer Cancel, expect dismiss, status "Sign in cancelled", controls (idle), in any order but the
               busy controls before the idle ones; any error or other message fails the run (exit 2).
@@ -164,10 +165,10 @@ do {
         let perSession = before.flatMap { before in after.map { Double($0 - before) / Double(count) } }
         // Written straight to the descriptor: the driver reads the row while the crowd is held.
         let row = String(
-            format: "%@\t%d\t%.2f\t%@\t%@\t%@\t%.1f\t%.1f\t%.1f\n", label, result.held, result.openSeconds,
+            format: "%@\t%d\t%.2f\t%@\t%@\t%@\t%.1f\t%.1f\t%.1f\t%d\n", label, result.held, result.openSeconds,
             before.map(String.init) ?? "", after.map(String.init) ?? "",
             perSession.map { String(format: "%.2f", $0) } ?? "", result.probes.p50, result.probes.p99,
-            result.probes.max)
+            result.probes.max, result.lostProbes)
         FileHandle.standardOutput.write(Data(row.utf8))
         if flags.has("hold") { while readLine() != nil {} }
         crowd.release()
