@@ -5,7 +5,7 @@
 FROM swift:6.2-bookworm AS build
 # hadolint ignore=DL3008
 RUN apt-get update \
-    && apt-get install -y --no-install-recommends libwebsockets-dev libssl-dev libqrencode-dev libhiredis-dev pkg-config \
+    && apt-get install -y --no-install-recommends libwebsockets-dev libwebsockets-evlib-ev libev-dev libssl-dev libqrencode-dev libhiredis-dev pkg-config \
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY Package.swift ./
@@ -22,7 +22,7 @@ RUN swift build -c release $(scripts/release-flags) --static-swift-stdlib --prod
 FROM debian:bookworm-slim
 # hadolint ignore=DL3008
 RUN apt-get update \
-    && apt-get install -y --no-install-recommends libwebsockets17 libssl3 libqrencode4 libhiredis0.14 ca-certificates curl \
+    && apt-get install -y --no-install-recommends libwebsockets17 libwebsockets-evlib-ev libev4 libssl3 libqrencode4 libhiredis0.14 ca-certificates curl \
     && rm -rf /var/lib/apt/lists/* \
     && useradd --system --uid 10001 --home-dir /srv modal
 COPY --from=build /out/modal-host /out/kiosk /usr/local/bin/

@@ -46,6 +46,8 @@ let package = Package(
         .systemLibrary(
             name: "CRemoteModalLibWebSockets", pkgConfig: "libwebsockets",
             providers: [.apt(["libwebsockets-dev", "libssl-dev"])]),
+        // libev: the loop libwebsockets runs on (with its plugin, libwebsockets-evlib-ev, at run time).
+        .systemLibrary(name: "CRemoteModalLibEV", providers: [.apt(["libev-dev", "libwebsockets-evlib-ev"])]),
         .systemLibrary(name: "CRemoteModalHiredis", providers: [.apt(["libhiredis-dev"])]),
         .systemLibrary(name: "CRemoteModalCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CRemoteModalQREncode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
@@ -71,7 +73,8 @@ let package = Package(
         .target(
             name: "RemoteModalWebSocket",
             dependencies: [
-                "CRemoteModalLibWebSockets", "RemoteModalTransport", "RemoteModalLogging", "RemoteModalLocking",
+                "CRemoteModalLibWebSockets", "CRemoteModalLibEV", "RemoteModalTransport", "RemoteModalLogging",
+                "RemoteModalLocking",
             ],
             swiftSettings: strict),
         .target(

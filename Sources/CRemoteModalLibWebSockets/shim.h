@@ -17,6 +17,11 @@ static inline uint64_t rm_option_disable_ipv6(void) { return LWS_SERVER_OPTION_D
 static inline uint64_t rm_option_fail_on_bind(void) { return LWS_SERVER_OPTION_FAIL_UPON_UNABLE_TO_BIND; }
 static inline uint64_t rm_option_no_system_states(void) { return LWS_SERVER_OPTION_NO_LWS_SYSTEM_STATES; }
 static inline uint64_t rm_option_disable_os_ca_certs(void) { return LWS_SERVER_OPTION_DISABLE_OS_CA_CERTS; }
+/// Run on libev (with `foreign_loops`: on a loop the caller owns) instead of poll().
+static inline uint64_t rm_option_libev(void) { return LWS_SERVER_OPTION_LIBEV; }
+
+/// Where lws looks for its event-library plugins (`libwebsockets-evlib_ev.so`).
+static inline const char *rm_lws_install_libdir(void) { return LWS_INSTALL_LIBDIR; }
 
 /// OpenSSL options that switch off everything older than TLS 1.2.
 static inline long rm_ssl_no_legacy_protocols(void) {
@@ -36,5 +41,30 @@ static inline void rm_set_connection_id(struct lws *wsi, uint64_t id) {
 static inline uint64_t rm_connection_id(struct lws *wsi) {
     return (uint64_t)(uintptr_t)lws_get_opaque_user_data(wsi);
 }
+
+/// A once-a-second lws timer that only re-arms itself (see `rm_lws_heartbeat_start`).
+struct rm_lws_heartbeat {
+    lws_sorted_usec_list_t sul;
+    struct lws_context *context;
+};
+
+static void rm_lws_heartbeat_fire(lws_sorted_usec_list_t *sul) {
+    struct rm_lws_heartbeat *heartbeat = lws_container_of(sul, struct rm_lws_heartbeat, sul);
+    lws_sul_schedule(heartbeat->context, 0, &heartbeat->sul, rm_lws_heartbeat_fire, LWS_US_PER_SEC);
+}
+
+/// Keeps lws's own timer on libev from sleeping past a second. NB: lws 4.1's libev glue
+/// re-arms its one timer with ev_timer_set + ev_timer_start on a watcher that may be
+/// active, which libev ignores: a timeout set earlier than the one armed (a 2 s cut, a 5 s
+/// close handshake) would wait for it (a 20 s ping). With this timer always due within a
+/// second, lws's timer fires at least once a second and re-arms from the sorted list. One
+/// wake-up a second, whatever the number of connections. Service thread only.
+static inline void rm_lws_heartbeat_start(struct rm_lws_heartbeat *heartbeat, struct lws_context *context) {
+    memset(heartbeat, 0, sizeof(*heartbeat));
+    heartbeat->context = context;
+    lws_sul_schedule(context, 0, &heartbeat->sul, rm_lws_heartbeat_fire, LWS_US_PER_SEC);
+}
+
+static inline void rm_lws_heartbeat_stop(struct rm_lws_heartbeat *heartbeat) { lws_sul_cancel(&heartbeat->sul); }
 
 #endif

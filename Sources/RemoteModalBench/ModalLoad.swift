@@ -76,11 +76,13 @@ final class BenchClient: Sendable {
     let client: WebSocketClient
 
     init(
+        eventLoop: EventLoopBackend = .poll,
         onOpen: @escaping @Sendable (WebSocketClient, ConnectionID) -> Void,
         onText: @escaping @Sendable (WebSocketClient, ConnectionID, String) -> Void
     ) throws {
         let (box, failures) = (box, failures)
         client = try WebSocketClient(
+            eventLoop: eventLoop,
             logger: Logger(label: "bench", settings: LoggerSettings(level: .error)),
             onOpen: { id in
                 if let client = box.withLock({ $0 }) { onOpen(client, id) }

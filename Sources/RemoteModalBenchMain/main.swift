@@ -8,6 +8,7 @@ import Foundation
 //   modal-bench resume --url URL --count N
 //   modal-bench upload --url URL [--sessions N] [--files F] [--file-bytes B] [--seconds S] [--pid PID]
 //   modal-bench chunk [--chunks N]
+//   modal-bench crowd --url URL --count N [--probes P] [--pid PID] [--hold]
 // Every command prints one tab-separated row (label first); see docs/benchmarks.md.
 import RemoteModalBench
 import RemoteModalFlags
@@ -32,6 +33,8 @@ let parser = FlagParser(
         FlagSpec("files", value: "N", help: "files in each pick (upload; default 3)"),
         FlagSpec("file-bytes", value: "B", help: "bytes of each file (upload; default 3145728)"),
         FlagSpec("chunks", value: "N", help: "32 KiB chunks timed per stage (chunk; default 2000)"),
+        FlagSpec("probes", value: "P", help: "new sessions timed one at a time while the crowd is held (crowd)"),
+        FlagSpec("hold", help: "after the row, hold the crowd until standard input closes (crowd)"),
     ], maxPositional: 1)
 
 func fail(_ message: String) -> Never {
@@ -42,7 +45,7 @@ func fail(_ message: String) -> Never {
 do {
     let flags = try parser.parse(Array(CommandLine.arguments.dropFirst()))
     if flags.has("help") {
-        print(parser.help(usage: "modal-bench echo|idle|roundtrip|cycle|storm|resume|upload|chunk [flags]"))
+        print(parser.help(usage: "modal-bench echo|idle|roundtrip|cycle|storm|resume|upload|chunk|crowd [flags]"))
         print(
             """
 
@@ -56,10 +59,13 @@ do {
               resume     label, resumes, reconnect-to-present p50, p99, max
               upload     label, MB/s acknowledged, picks (all), server CPU ms per MB (with --pid)
               chunk      one row a stage: stage, mean, p50, p99, max (µs per 32 KiB chunk); no --url
+              crowd      label, sessions held, seconds to open them, server RSS KiB before, after, KiB per
+                         session (with --pid), then connect-to-welcome p50, p99, max of the probes, probes
+                         not welcomed within 10 s
             upload: the demo host's photo picker (issue 31): each session taps photo, uploads its files at the
               full window the present offers, answers with their SHA-256, waits for the status and the idle
               controls, and taps again.
-            cycle: the demo host's sign-in cycle (PROTOCOL.md): tap signIn, expect controls (busy), present,
+            cycle: the demo host's sign-in cycle (docs/protocol.md, the demo host): tap signIn, expect controls (busy), present,
               answer Cancel, expect dismiss, status "Sign in cancelled", controls (idle), in any order but the
               busy controls before the idle ones; any error or other message fails the run (exit 2).
               Run modal-host with --rate and --burst raised.
@@ -183,8 +189,28 @@ do {
         let latency = try load.run()
         // label, resumes, reconnect-to-present p50, p99, max (µs)
         print(String(format: "%@\t%d\t%.1f\t%.1f\t%.1f", label, latency.count, latency.p50, latency.p99, latency.max))
+    case "crowd":
+        let count = try flags.int("count", in: 1...100_000) ?? 10_000
+        let probes = try flags.int("probes", in: 1...100_000) ?? 200
+        let pid = try flags.int("pid", in: 1...Int(Int32.max)).map(Int32.init)
+        let before = pid.flatMap(residentKiB(pid:))
+        let crowd = try Crowd()
+        let result = try crowd.open(url: url, count: count, probes: probes)
+        // Let the host's allocator settle (a welcome is written before its buffers go back).
+        Thread.sleep(forTimeInterval: 1)
+        let after = pid.flatMap(residentKiB(pid:))
+        let perSession = before.flatMap { before in after.map { Double($0 - before) / Double(count) } }
+        // Written straight to the descriptor: the driver reads the row while the crowd is held.
+        let row = String(
+            format: "%@\t%d\t%.2f\t%@\t%@\t%@\t%.1f\t%.1f\t%.1f\t%d\n", label, result.held, result.openSeconds,
+            before.map(String.init) ?? "", after.map(String.init) ?? "",
+            perSession.map { String(format: "%.2f", $0) } ?? "", result.probes.p50, result.probes.p99,
+            result.probes.max, result.lostProbes)
+        FileHandle.standardOutput.write(Data(row.utf8))
+        if flags.has("hold") { while readLine() != nil {} }
+        crowd.release()
     default:
-        fail("say echo, idle, roundtrip, cycle, storm, resume, upload or chunk (see --help)")
+        fail("say echo, idle, roundtrip, cycle, storm, resume, upload, chunk or crowd (see --help)")
     }
 } catch {
     fail("\(error)")

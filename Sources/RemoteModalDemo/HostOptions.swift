@@ -101,6 +101,10 @@ public struct HostOptions: Sendable {
             FlagSpec(
                 "socket-send-buffer", value: "BYTES",
                 help: "kernel send buffer of each connection; 0: the kernel's, growing to megabytes (default 262144)"),
+            FlagSpec(
+                "event-loop", value: "libev|poll",
+                help: "what the service thread waits on: libev (epoll; needs libwebsockets-evlib-ev) or lws's poll() "
+                    + "(default libev)"),
             FlagSpec("metrics-token", value: "TOKEN", help: "bearer token /metrics requires (default: none needed)"),
             FlagSpec("echo", help: "echo every message back (conformance suites and benchmarks)"),
             FlagSpec("demo-options", help: "add an 'options' control showing the optional modal fields (tests)"),
@@ -166,6 +170,12 @@ public struct HostOptions: Sendable {
             try flags.int("max-upload-per-address", in: 0...(1 << 40)) ?? 128 * 1_048_576
         options.host.uploadStallSeconds = try flags.seconds("upload-stall") ?? 60
         options.photoMaxBytes = try flags.int("photo-max-bytes", in: 1...Int(Int32.max)) ?? 10 * 1_048_576
+        if let name = flags.string("event-loop") {
+            guard let backend = EventLoopBackend(rawValue: name) else {
+                throw FlagError.invalidValue(flag: "event-loop", value: name, expected: "libev or poll")
+            }
+            options.server.eventLoop = backend
+        }
         if let name = flags.string("log-level") {
             guard let level = LogLevel(name: name) else {
                 throw FlagError.invalidValue(

@@ -11,8 +11,11 @@ struct FileDescriptorBudget: Equatable {
 
     /// The soft open-file limit the budget was made for.
     let openFileLimit: Int
-    /// The size of lws's descriptor table (`fd_limit_per_thread`).
+    /// The descriptors connections may take (WebSocket and plain HTTP).
     let tableSize: Int
+    /// Descriptor numbers from here up are the reserve for files: an accepted socket that
+    /// gets one is closed at once.
+    let acceptCeiling: Int
     /// The most WebSocket connections at once.
     let maxConnections: Int
 
@@ -24,6 +27,7 @@ struct FileDescriptorBudget: Equatable {
         self.openFileLimit = openFileLimit
         let available = max(Self.httpHeadroom + 8, openFileLimit - max(0, reserve))
         tableSize = min(maxConnections + Self.httpHeadroom, available)
+        acceptCeiling = available
         self.maxConnections = max(1, tableSize - Self.httpHeadroom)
     }
 

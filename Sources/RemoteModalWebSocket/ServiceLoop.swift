@@ -1,3 +1,4 @@
+import CRemoteModalLibEV
 import CRemoteModalLibWebSockets
 import Foundation
 import RemoteModalLocking
@@ -23,7 +24,7 @@ import Synchronization
 final class ServiceLoop: @unchecked Sendable {
     enum Role {
         case server(WebSocketServerConfiguration)
-        case client(caFile: String?)
+        case client(caFile: String?, eventLoop: EventLoopBackend)
     }
 
     struct ClientConnectRequest {
@@ -46,6 +47,8 @@ final class ServiceLoop: @unchecked Sendable {
     }
 
     let role: Role
+    /// What the service thread waits on (`EventLoopBackend`).
+    let eventLoop: EventLoopBackend
     let handlers: LoopHandlers
     /// Application work that runs on this loop (the host's executor), if any.
     let executor: LoopExecutor?
@@ -81,12 +84,21 @@ final class ServiceLoop: @unchecked Sendable {
     /// The frames of one send, kept between WRITEABLEs for its capacity.
     var serviceThreadBatch: [OutgoingPayload] = []
     var serviceThreadExit = false
+    /// The libev loop the context runs on (`.libev`); the service thread creates, turns and
+    /// destroys it, after the context.
+    var serviceThreadEventLoop: OpaquePointer?
+    /// lws's once-a-second timer on libev (`rm_lws_heartbeat_start`); C memory, freed in deinit.
+    let heartbeat: UnsafeMutablePointer<rm_lws_heartbeat>
+    /// `foreign_loops` for lws: one loop pointer (lws reads it during `lws_create_context`).
+    let foreignLoops: UnsafeMutablePointer<UnsafeMutableRawPointer?>
     /// Open WebSocket connections by client address (server role).
     var serviceThreadAddressCounts: [String: Int] = [:]
     var serviceThreadClientAddress: [ConnectionID: String] = [:]
     let staticFiles: StaticFiles?
     /// `maxConnections` lowered to what the open-file limit allows (set at start).
     var effectiveMaxConnections = Int.max
+    /// Accepted sockets with this descriptor number or higher are closed at once (server).
+    var serviceThreadAcceptCeiling = Int32.max
     let trustedProxies: Set<String>
     let allowedHosts: AdmissionPolicy.AllowedHosts?
 
@@ -110,11 +122,13 @@ final class ServiceLoop: @unchecked Sendable {
             maxMessageBytes = configuration.maxMessageBytes
             staticFiles = configuration.webRoot.map(StaticFiles.init(root:))
             name = configuration.subprotocol
+            eventLoop = configuration.eventLoop
             trustedProxies = Set(configuration.trustedProxies)
             allowedHosts = AdmissionPolicy.AllowedHosts(
                 bindAddress: configuration.host, publicHost: configuration.publicHost,
                 names: configuration.allowedHosts)
-        case .client:
+        case .client(_, let backend):
+            eventLoop = backend
             queueLimit = 64 * 1_048_576
             socketSendBufferBytes = 0
             maxOutgoingBytes = Int.max
@@ -137,11 +151,17 @@ final class ServiceLoop: @unchecked Sendable {
         protocols[0].rx_buffer_size = 0
         retryPolicy = .allocate(capacity: 1)
         retryPolicy.initialize(to: lws_retry_bo_t())
+        foreignLoops = .allocate(capacity: 1)
+        foreignLoops.initialize(to: nil)
+        heartbeat = .allocate(capacity: 1)
+        heartbeat.initialize(to: rm_lws_heartbeat())
     }
 
     deinit {
         protocols.deallocate()
         retryPolicy.deallocate()
+        foreignLoops.deallocate()
+        heartbeat.deallocate()
         free(protocolName)
         for string in cStrings { free(string) }
         serviceThreadScratch.deallocate()
@@ -157,6 +177,7 @@ final class ServiceLoop: @unchecked Sendable {
 
     /// Creates the context on a new service thread and waits until it listens.
     func start() throws {
+        try eventLoop.checkAvailable()
         let failure = Locked<(any Error)?>(nil)
         let thread = Thread { [self] in
             serviceThreadID.store(UInt(pthread_self()), ordering: .releasing)
@@ -166,14 +187,21 @@ final class ServiceLoop: @unchecked Sendable {
                 executor?.loopStarted { [weak self] in self?.wake() }
                 started.signal()
                 while !serviceThreadExit {
-                    if lws_service(context, 0) < 0 { break }
+                    if let loop = serviceThreadEventLoop {
+                        // One turn of libev: epoll_wait, then the callbacks of the ready sockets
+                        // and due timers (lws's included); lws_cancel_service wakes it.
+                        _ = rm_ev_run_once(loop)
+                    } else if lws_service(context, 0) < 0 {
+                        break
+                    }
                     // What this turn's handlers queued on the loop runs before the next poll.
                     executor?.endOfTurn()
                 }
                 contextPointer.withLock { $0 = nil }
-                lws_context_destroy(context)
+                destroy(context)
                 executor?.loopExited()
             } catch {
+                destroyEventLoop()
                 failure.withLock { $0 = error }
                 started.signal()
             }
@@ -191,11 +219,37 @@ final class ServiceLoop: @unchecked Sendable {
         }
     }
 
+    /// Destroys the context, then the loop it ran on (service thread).
+    func destroy(_ context: OpaquePointer) {
+        if serviceThreadEventLoop != nil { rm_lws_heartbeat_stop(heartbeat) }
+        lws_context_destroy(context)
+        destroyEventLoop()
+    }
+
+    /// Frees the libev loop once lws no longer uses it (service thread).
+    func destroyEventLoop() {
+        if let loop = serviceThreadEventLoop { rm_ev_loop_destroy(loop) }
+        serviceThreadEventLoop = nil
+    }
+
     func createContext() throws -> OpaquePointer {
         var info = lws_context_creation_info()
+        if case .libev = eventLoop {
+            // NB: a foreign loop (ours) rather than lws's own: lws_service on an event library
+            // runs ev_run until the loop is broken, and the loop must return after each turn
+            // for the executor's end-of-turn work. Not libuv: with lws 4.1's libuv glue a
+            // close queued from WRITEABLE (1000 after a burst, 1001 at shutdown) reached the
+            // client as a bare FIN, without its close frame.
+            let loop = try check(rm_ev_loop_new(), "ev_loop_new")
+            serviceThreadEventLoop = loop
+            if rm_ev_backend_is_epoll(loop) == 0 { logger.warning("libev runs without epoll here") }
+            foreignLoops.pointee = UnsafeMutableRawPointer(loop)
+            info.foreign_loops = foreignLoops
+            info.options |= rm_option_libev()
+        }
         info.protocols = UnsafePointer(protocols)
         info.user = Unmanaged.passUnretained(self).toOpaque()
-        info.options = rm_option_no_system_states() | rm_option_disable_ipv6()
+        info.options |= rm_option_no_system_states() | rm_option_disable_ipv6()
         info.gid = -1
         info.uid = -1
         switch role {
@@ -207,11 +261,14 @@ final class ServiceLoop: @unchecked Sendable {
             let budget = FileDescriptorBudget(
                 openFileLimit: FileDescriptorBudget.raiseOpenFileLimit(), reserve: configuration.fileDescriptorReserve,
                 maxConnections: configuration.maxConnections)
-            // NB: when lws's table holds fd_limit_per_thread - 1 sockets it stops polling the
-            // listen socket (accept modulation, lib/core-net/pollfd.c) and resumes when one
-            // closes: so the table, not the process, runs out first and a flood cannot make
-            // accept() fail with EMFILE and spin.
-            info.fd_limit_per_thread = UInt32(budget.tableSize)
+            // NB: no fd_limit_per_thread. Below the open-file limit it makes lws 4.1 look every
+            // ready socket up by walking its whole table (wsi_from_fd, lib/plat/unix/unix-fds.c:
+            // 26% of the CPU with 10,000 idle clients held); at the limit the lookup is an index.
+            // The table then cannot run out before the process does, so accepted sockets that
+            // land in the top `fileDescriptorReserve` descriptors are closed at once
+            // (FILTER_NETWORK_CONNECTION): a flood cannot make accept() fail with EMFILE and
+            // spin, and the reserve stays free for files.
+            serviceThreadAcceptCeiling = Int32(clamping: budget.acceptCeiling)
             effectiveMaxConnections = budget.maxConnections
             if budget.maxConnections < configuration.maxConnections {
                 logger.warning(
@@ -234,13 +291,12 @@ final class ServiceLoop: @unchecked Sendable {
                     "ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-GCM-SHA256:ECDHE-ECDSA-AES256-GCM-SHA384:"
                         + "ECDHE-RSA-AES256-GCM-SHA384:ECDHE-ECDSA-CHACHA20-POLY1305:ECDHE-RSA-CHACHA20-POLY1305")
             }
-        case .client(let caFile):
+        case .client(let caFile, _):
             info.port = CONTEXT_PORT_NO_LISTEN
             info.options |= rm_option_do_ssl_global_init()
             if let caFile {
                 info.client_ssl_ca_filepath = keep(caFile)
             }
-            info.fd_limit_per_thread = 16_384
         }
         guard let context = lws_create_context(&info) else {
             // lws says only that it failed; say why when it is the listening socket.
@@ -251,6 +307,7 @@ final class ServiceLoop: @unchecked Sendable {
             }
             throw WebSocketError.call(function: "lws_create_context", result: 0)
         }
+        if serviceThreadEventLoop != nil { rm_lws_heartbeat_start(heartbeat, context) }
         if case .server = role, let vhost = lws_get_vhost_by_name(context, "default") {
             boundPort.store(Int(lws_get_vhost_listen_port(vhost)), ordering: .releasing)
         }
@@ -296,6 +353,13 @@ final class ServiceLoop: @unchecked Sendable {
         case LWS_CALLBACK_EVENT_WAIT_CANCELLED:
             serviceWakeUps()
             return 0
+        case LWS_CALLBACK_FILTER_NETWORK_CONNECTION:
+            // lws passes the accepted descriptor in `in`; nonzero makes it close it.
+            let descriptor = Int32(truncatingIfNeeded: Int(bitPattern: input))
+            guard descriptor >= serviceThreadAcceptCeiling else { return 0 }
+            countRefusal("descriptors")
+            logRefusal("connection closed on arrival: descriptor \(descriptor) is in the reserve for files")
+            return 1
         case LWS_CALLBACK_HTTP_CONFIRM_UPGRADE:
             return confirmUpgrade(wsi)
         case LWS_CALLBACK_ESTABLISHED:

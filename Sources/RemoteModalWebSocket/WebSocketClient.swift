@@ -24,14 +24,18 @@ public final class WebSocketClient: Sendable {
     /// - Parameters:
     ///   - caFile: A PEM file of certificate authorities to trust for `wss://`, in
     ///     addition to the system's.
+    ///   - eventLoop: What the service thread waits on (`.libev` for thousands of
+    ///     connections, as the load generator holds).
     ///   - logger: Where the client's lines go.
     ///   - onOpen: Connection opened.
     ///   - onMessage: Message received.
     ///   - onClose: Connection closed.
     ///   - onFailure: Connection could not be opened (refused, TLS failure, HTTP error).
-    /// - Throws: `WebSocketError.call` when the context cannot be created.
+    /// - Throws: `WebSocketError.call` when the context cannot be created,
+    ///   `WebSocketError.eventLibraryMissing` when `eventLoop`'s plugin is not installed.
     public init(
         caFile: String? = nil,
+        eventLoop: EventLoopBackend = .poll,
         logger: Logger = Logger(label: "websocket-client"),
         onOpen: @escaping OpenHandler = { _ in },
         onMessage: @escaping MessageHandler,
@@ -41,7 +45,7 @@ public final class WebSocketClient: Sendable {
         LibraryLog.install(level: .warning, logger: Logger(label: "lws"))
         let handlers = LoopHandlers(
             opened: { id, _ in onOpen(id) }, message: onMessage, closed: onClose, connectFailed: onFailure)
-        loop = ServiceLoop(role: .client(caFile: caFile), handlers: handlers, logger: logger)
+        loop = ServiceLoop(role: .client(caFile: caFile, eventLoop: eventLoop), handlers: handlers, logger: logger)
         try loop.start()
     }
 

@@ -12,6 +12,9 @@ public enum WebSocketError: Error, Equatable, Sendable {
     case notConnected
     /// The server could not listen: the address and port, and why, in words.
     case cannotListen(address: String, port: Int, reason: String)
+    /// The event loop's libwebsockets plugin is not installed: the backend, the plugin file
+    /// and the Debian package that ships it.
+    case eventLibraryMissing(backend: String, plugin: String, package: String)
 }
 
 extension WebSocketError: CustomStringConvertible {
@@ -23,6 +26,9 @@ extension WebSocketError: CustomStringConvertible {
         case .invalidState(let state): state
         case .notConnected: "not connected"
         case .cannotListen(let address, let port, let reason): "cannot listen on \(address):\(port): \(reason)"
+        case .eventLibraryMissing(let backend, let plugin, let package):
+            "the \(backend) event loop needs libwebsockets' plugin \(plugin), which is not installed "
+                + "(apt-get install \(package)); or run on libwebsockets' poll() loop (--event-loop poll)"
         }
     }
 }

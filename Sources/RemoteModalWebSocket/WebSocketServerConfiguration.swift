@@ -79,6 +79,11 @@ public struct WebSocketServerConfiguration: Sendable {
     public var webRoot: String?
     /// How many seconds `stop()` waits for connections to close before cutting them.
     public var shutdownDeadlineSeconds = 2.0
+    /// What the service thread waits on: libev (epoll; the default, its cost follows the
+    /// active connections) or libwebsockets' `poll()` (no plugin needed; its cost follows
+    /// every connection held). `start()` throws `WebSocketError.eventLibraryMissing` when
+    /// the libev plugin is not installed.
+    public var eventLoop: EventLoopBackend = .libev
     /// The level at which libwebsockets' own log lines are forwarded to the logger.
     public var libraryLogLevel: LogLevel = .warning
 

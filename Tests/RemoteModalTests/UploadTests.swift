@@ -343,6 +343,46 @@ struct UploadTests {
         #expect(outcome.elements == ["ann@example.com"])
     }
 
+    @Test func aStalledUploadIsDroppedWhenItsOwnStallTimeEndsNotAtTheNextSweep() {
+        // Each picker's stall timer is due when its oldest file in progress has gone 30 s
+        // without a chunk: a sweep every 10 s (the former design) would drop it at 60 s.
+        let harness = HostHarness {
+            $0.maxUploadSpoolBytes = 1_000_000
+            $0.maxUploadBytesPerAddress = 300_000
+            $0.uploadStallSeconds = 30
+        }
+        func picker(_ name: String) -> TestClient {
+            let client = harness.transport.connect(peer: "10.0.0.66")
+            client.hello(name: name, capabilities: ["photoPicker"])
+            harness.settle()
+            _ = RemoteModal.photoPicker(presenter: .session(harness.session(of: client))).asObservable().subscribe()
+            harness.settle()
+            return client
+        }
+        func start(_ client: TestClient, size: Int, offset: Int = 0) {
+            client.send(
+                .upload(
+                    UploadChunk(
+                        id: "m1", file: 0, name: "a.png", mimeType: "image/png", size: size, offset: offset,
+                        data: Data(bytes(1_000)).base64EncodedString(), last: false)))
+            harness.settle()
+        }
+        let holder = picker("holder")
+        start(holder, size: 200_000)
+        harness.advance(seconds: 23)
+        // A chunk at 23 s moves the file's time: it now stalls at 53 s, not 30 s.
+        start(holder, size: 200_000, offset: 1_000)
+        #expect(holder.errors.isEmpty)
+        harness.advance(seconds: 29)
+        let early = picker("early")
+        start(early, size: 200_000)
+        #expect(early.errors == [.uploadInvalid], "at 52 s the holder's share is still reserved")
+        harness.advance(seconds: 1)
+        let onTime = picker("on-time")
+        start(onTime, size: 200_000)
+        #expect(onTime.errors.isEmpty, "at 53 s the holder's stalled file is gone: \(onTime.frames.suffix(2))")
+    }
+
     @Test func oneAddressCannotHoldTheWholeUploadBudgetAndStalledUploadsLetGo() {
         let harness = HostHarness {
             $0.maxUploadSpoolBytes = 1_000_000

@@ -105,9 +105,11 @@ struct AdmissionPolicyTests {
         let tight = FileDescriptorBudget(openFileLimit: 1_024, reserve: 128, maxConnections: 10_000)
         #expect(tight.tableSize == 896)
         #expect(tight.maxConnections == 864)
+        #expect(tight.acceptCeiling == 896)
         let roomy = FileDescriptorBudget(openFileLimit: 1 << 20, reserve: 128, maxConnections: 10_000)
         #expect(roomy.tableSize == 10_032)
         #expect(roomy.maxConnections == 10_000)
+        #expect(roomy.acceptCeiling == (1 << 20) - 128)
         let absurd = FileDescriptorBudget(openFileLimit: 16, reserve: 128, maxConnections: 10)
         #expect(absurd.maxConnections >= 1)
     }

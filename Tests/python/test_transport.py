@@ -112,3 +112,30 @@ def test_a_turns_messages_leave_in_one_write(demo_host):
         assert _metric(demo_host, "remote_modal_writes_total") - writes == 2 * cycles
         await client.close()
     run(scenario())
+
+
+@pytest.mark.parametrize("backend", ["libev", "poll"])
+def test_each_event_loop_echoes_and_closes_with_1001_at_shutdown(backend):
+    from hosts import Host
+    host = Host("--echo", "--event-loop", backend)
+    try:
+        async def scenario():
+            async with websockets.connect(host.url, max_size=None) as ws:
+                for size in (5, 60000, 5):
+                    await ws.send("z" * size)
+                    assert await ws.recv() == "z" * size
+                host.process.terminate()
+                with pytest.raises(ConnectionClosed) as closed:
+                    await ws.recv()
+                assert closed.value.rcvd is not None and closed.value.rcvd.code == 1001
+        run(scenario())
+    finally:
+        host.stop()
+
+
+def test_an_unknown_event_loop_is_refused_with_the_choices():
+    import subprocess
+    from hosts import BINARY
+    result = subprocess.run([BINARY, "--event-loop", "kqueue"], capture_output=True, text=True, timeout=30)
+    assert result.returncode != 0
+    assert "event-loop" in result.stderr and "libev or poll" in result.stderr, result.stderr

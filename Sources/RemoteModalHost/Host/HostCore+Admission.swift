@@ -76,7 +76,8 @@ extension HostCore {
     }
 
     /// Returns memory freed by ended sessions to the system every `interval` while
-    /// sessions end (a flood's memory would otherwise stay with the process).
+    /// sessions end (a flood's memory would otherwise stay with the process). One check of
+    /// a counter per tick: nothing here walks the sessions.
     func startTrimming(every interval: Duration = .seconds(10)) {
         let ended = metrics.snapshot.sessionsExpired
         trimTimer = clock.schedule(after: interval) { [weak self] in
@@ -84,21 +85,37 @@ extension HostCore {
             perform {
                 guard !self.stopped else { return }
                 if self.metrics.snapshot.sessionsExpired != ended { self.configuration.returnFreedMemory?() }
-                self.dropStalledUploads()
                 self.startTrimming(every: interval)
             }
         }
     }
 
-    /// Drops uploads that stopped moving (`uploadStallSeconds`), releasing their budget.
-    func dropStalledUploads() {
-        let deadline = clock.now.timeIntervalSince1970 - configuration.uploadStallSeconds
-        var dropped = 0
-        for session in sessions.values {
-            for presentation in session.pending.values {
-                dropped += presentation.uploads?.dropStalled(before: deadline) ?? 0
+    /// Arms the picker's stall timer, if it is not armed, for when its oldest file in
+    /// progress will have gone `uploadStallSeconds` without a chunk. One timer per picker
+    /// with uploads in progress, not a sweep over every session: a chunk only moves its
+    /// file's time, and the timer, when due, drops what stalled and re-arms for the next.
+    func armStallTimer(_ presentation: Presentation) {
+        guard presentation.stallTimer == nil, !presentation.finished, let uploads = presentation.uploads,
+            let oldest = uploads.oldestChunkInProgress
+        else { return }
+        let delay = max(0, oldest + configuration.uploadStallSeconds - clock.now.timeIntervalSince1970)
+        presentation.stallTimer = clock.schedule(after: .microseconds(Int64((delay * 1e6).rounded(.up)))) {
+            [weak self, weak presentation] in
+            guard let self, let presentation else { return }
+            perform {
+                presentation.stallTimer = nil
+                guard !self.stopped, !presentation.finished else { return }
+                self.dropStalledUploads(of: presentation)
+                self.armStallTimer(presentation)
             }
         }
+    }
+
+    /// Drops the picker's uploads that stopped moving (`uploadStallSeconds`), releasing
+    /// their budget.
+    func dropStalledUploads(of presentation: Presentation) {
+        let deadline = clock.now.timeIntervalSince1970 - configuration.uploadStallSeconds
+        let dropped = presentation.uploads?.dropStalled(before: deadline) ?? 0
         guard dropped > 0 else { return }
         logger.info(
             "\(dropped) stalled upload(s) dropped after \(Int(configuration.uploadStallSeconds)) s without a chunk")

@@ -264,6 +264,8 @@ extension HostCore {
         guard !presentation.finished else { return }
         presentation.finished = true
         presentation.timeout?.dispose()
+        presentation.stallTimer?.dispose()
+        presentation.stallTimer = nil
         presentation.ruleSubscriptions?.dispose()
         if let uploads = presentation.uploads {
             uploads.reset()
@@ -372,6 +374,7 @@ extension HostCore {
             $0.uploadMemoryBytes = uploadBudget.memoryInUse
             $0.uploadSpoolBytes = uploadBudget.spooled
         }
+        armStallTimer(presentation)
         let now = clock.now.timeIntervalSince1970
         let due = connection.uploadPacer.spend(accepted.bytes, now: now)
         let ack = HeldAck(due: due, session: session, id: chunk.id, file: chunk.file, received: accepted.held)

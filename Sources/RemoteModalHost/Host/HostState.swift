@@ -203,6 +203,9 @@ final class Presentation: @unchecked Sendable {
     var ruleSubscriptions: CompositeDisposable?
     /// Received upload chunks, for pickers.
     let uploads: UploadAssembly?
+    /// Due when the oldest file in progress will have gone `uploadStallSeconds` without a
+    /// chunk (`HostCore.armStallTimer`); nil while nothing is in progress.
+    var stallTimer: (any Disposable)?
     /// The session whose flow asked for a group presentation, if known: the pending limit
     /// of a group member counts per requester, so one member cannot exhaust another.
     var requesterID: String?

@@ -280,13 +280,19 @@ final class UploadAssembly: @unchecked Sendable {
         budget.release(file.size, for: file.address)
     }
 
+    /// When the file in progress that waited longest got its last chunk (seconds), or `nil`
+    /// when none is in progress: when its stall timer is due.
+    var oldestChunkInProgress: Double? {
+        files.values.lazy.filter { !$0.complete }.map(\.lastChunk).min()
+    }
+
     /// Drops files still in progress that got no chunk since `deadline` (seconds), so an
     /// upload left hanging by a connected client does not hold its share of the budget
     /// for ever. Complete files wait for the result untouched.
     /// - Returns: How many files were dropped.
     @discardableResult
     func dropStalled(before deadline: Double) -> Int {
-        let stalled = files.filter { !$0.value.complete && $0.value.lastChunk < deadline }.map(\.key)
+        let stalled = files.filter { !$0.value.complete && $0.value.lastChunk <= deadline }.map(\.key)
         for index in stalled { discard(index) }
         return stalled.count
     }

@@ -1,0 +1,98 @@
+import Foundation
+import RemoteModalLocking
+import RemoteModalWebSocket
+
+/// Issue 31's crowd: `count` idle sessions, each welcomed (`hello` answered by `welcome`),
+/// held open on one client (on libev: the client's own loop must not walk them all either);
+/// then, while they are held, `probes` new sessions opened one after another, each timed
+/// from `connect` to its `welcome`.
+public final class Crowd: Sendable {
+    /// What opening the crowd measured.
+    public struct Result: Sendable {
+        /// Sessions welcomed and held.
+        public let held: Int
+        /// Seconds to open and welcome them all.
+        public let openSeconds: Double
+        /// Connect to welcome of each probe, opened one at a time while the crowd is held.
+        public let probes: LatencyStats
+        /// Probes not welcomed within 10 s (left out of `probes`).
+        public let lostProbes: Int
+    }
+
+    private struct State {
+        var welcomed = 0
+        var probeStarted: [ConnectionID: Double] = [:]
+        var probeSamples: [Double] = []
+    }
+
+    private let state = Locked(State())
+    private let bench: BenchClient
+
+    /// Opens the client (no connection yet).
+    /// - Throws: When the client cannot start.
+    public init() throws {
+        let state = state
+        bench = try BenchClient(
+            eventLoop: .libev,
+            onOpen: { client, id in
+                client.send(text: helloText(kind: "crowd", name: "c\(id.rawValue)", capabilities: ["alert"]), to: id)
+            },
+            onText: { _, id, text in
+                guard scanField("type", in: text) == "welcome" else { return }
+                let now = nowMicros()
+                state.withLock { state in
+                    state.welcomed += 1
+                    if let started = state.probeStarted.removeValue(forKey: id) {
+                        state.probeSamples.append(now - started)
+                    }
+                }
+            })
+    }
+
+    /// Opens `count` sessions (at most `batch` being opened at once), then `probes` more
+    /// one after another.
+    /// - Parameters:
+    ///   - url: The host's WebSocket URL.
+    ///   - count: Idle sessions to hold.
+    ///   - probes: New sessions timed while the crowd is held.
+    ///   - batch: Connections opening at once.
+    /// - Returns: The measurements.
+    /// - Throws: When the crowd is not welcomed (60 s for each batch).
+    public func open(url: String, count: Int, probes: Int = 200, batch: Int = 500) throws -> Result {
+        let client = bench.client
+        let first = nowMicros()
+        var asked = 0
+        while asked < count {
+            let next = min(count, asked + batch)
+            for _ in asked..<next { _ = try client.connect(url) }
+            asked = next
+            let target = asked
+            guard
+                waitUntil(seconds: 60, { state.withLock { $0.welcomed } + bench.failureCount >= target })
+            else { throw WebSocketError.invalidState("only \(state.withLock { $0.welcomed }) of \(target) welcomed") }
+            if bench.failureCount > 0 {
+                throw WebSocketError.invalidState("connections failed: \(bench.firstFailure ?? "")")
+            }
+        }
+        let openSeconds = (nowMicros() - first) / 1e6
+        var lost = 0
+        for _ in 0..<probes {
+            let started = nowMicros()
+            let id = try client.connect(url)
+            let before = state.withLock { state -> Int in
+                state.probeStarted[id] = started
+                return state.probeSamples.count
+            }
+            if !waitUntil(seconds: 10, { state.withLock { $0.probeSamples.count } > before }) {
+                lost += 1
+                state.withLock { _ = $0.probeStarted.removeValue(forKey: id) }
+            }
+        }
+        let (welcomed, samples) = state.withLock { ($0.welcomed, $0.probeSamples) }
+        return Result(
+            held: welcomed, openSeconds: openSeconds, probes: LatencyStats(samples: samples), lostProbes: lost)
+    }
+
+    /// Closes every connection.
+    public func release() { bench.client.stop(deadline: 10) }
+}
