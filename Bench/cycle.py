@@ -134,7 +134,7 @@ def markdown(args, rows):
              f"Command: `{args.command}`. One run on {time.strftime('%Y-%m-%d %H:%M')}, {os.cpu_count()} cores, "
              f"client and servers on the same machine; {args.seconds:g} s measured after 1 s of warm-up per cell; "
              "the implementations take turns at each load.", "",
-             "Cycle (`modal-bench cycle`, PROTOCOL.md's demo table): each session taps `signIn`, receives "
+             "Cycle (`modal-bench cycle`, docs/protocol.md's demo table): each session taps `signIn`, receives "
              "`controls` (busy) and `present` (the sign-in alert), answers Cancel (`result` action 0, two empty text "
              "fields), receives `dismiss` `resolved`, `status` \"Sign in cancelled\" and `controls` (idle), then taps "
              "again: 2 frames in, 5 out. Any `error` or other message fails the run. Latency is from the tap to the "

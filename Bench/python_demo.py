@@ -1,7 +1,7 @@
 """The demo host's sign-in flow as a team would write it with plain Python `websockets`: the
 peer that scripts/bench-cycle compares `modal-host` with (issue 19).
 
-It speaks PROTOCOL.md's version 1 for what the sign-in cycle touches, the way the demo host
+It speaks docs/protocol.md's version 1 for what the sign-in cycle touches, the way the demo host
 does: hello -> welcome, then `controls` (the demo's five buttons); a tap on `signIn` marks it
 busy, presents the "Sign in" alert (e-mail and password fields; Cancel, and Sign In enabled
 only while the e-mail has an `@` and the password is not empty), sends `update` when `input`

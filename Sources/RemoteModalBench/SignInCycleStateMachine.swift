@@ -1,6 +1,6 @@
 import RemoteModalProtocol
 
-/// One session's side of the demo sign-in cycle (PROTOCOL.md, "The demo host"): after
+/// One session's side of the demo sign-in cycle (docs/protocol.md, "The demo host"): after
 /// `welcome` and the first `controls`, tap `signIn`; expect `controls` with `signIn` busy,
 /// `present` of the "Sign in" alert (answered with Cancel), `dismiss` `resolved`, `status`
 /// info "Sign in cancelled" and `controls` with `signIn` idle again, each exactly once and

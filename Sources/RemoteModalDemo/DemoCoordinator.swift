@@ -112,7 +112,7 @@ final class ChooseCountryCoordinator: SessionCoordinator<String?>, @unchecked Se
 final class ApprovalCoordinator: SessionCoordinator<Void>, @unchecked Sendable {
     override func start() -> Observable<Void> {
         let session = self.session
-        // Every connected session of the group is asked, the requester too (PROTOCOL.md's
+        // Every connected session of the group is asked, the requester too (docs/protocol.md's
         // demo table), but the requester's copy has Approve disabled: it can only withdraw
         // its request (Reject), never approve it itself. Without a group it is alone for
         // sure, and told how to get company.

@@ -1,7 +1,7 @@
 import RemoteModalHost
 import RemoteModalReactive
 
-/// The demo host's flows (PROTOCOL.md, "The demo host"), one root coordinator per session.
+/// The demo host's flows (docs/protocol.md, "The demo host"), one root coordinator per session.
 public enum DemoFlows {
     /// Starts a `DemoCoordinator` for every new session of a host.
     /// - Parameters:

@@ -157,7 +157,7 @@ public enum ClientMessage: Sendable, Equatable {
     ///   - text: The frame's text.
     ///   - parser: The JSON parser and its limits.
     /// - Returns: The message.
-    /// - Throws: ``ProtocolError`` with the code PROTOCOL.md assigns (`bad_json`,
+    /// - Throws: ``ProtocolError`` with the code docs/protocol.md assigns (`bad_json`,
     ///   `bad_message`, `unknown_type`) and a message naming the field.
     public static func decode(_ text: String, parser: JSONParser = JSONParser()) throws(ProtocolError) -> ClientMessage
     {

@@ -229,7 +229,7 @@ public enum HostMessage: Sendable, Equatable {
         writer.raw("]")
     }
 
-    /// Encodes the message, keys in the order PROTOCOL.md shows them.
+    /// Encodes the message, keys in the order docs/protocol.md shows them.
     /// - Returns: Compact JSON text.
     public func encode() -> String { String(decoding: encodeUTF8(), as: UTF8.self) }
 

@@ -1,5 +1,5 @@
 extension ModalDescription {
-    /// Writes the modal object, keys in the order PROTOCOL.md shows them.
+    /// Writes the modal object, keys in the order docs/protocol.md shows them.
     /// - Parameter writer: The writer.
     public func write(to writer: inout JSONWriter) {
         writer.raw("{\"kind\":")

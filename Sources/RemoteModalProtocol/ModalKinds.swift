@@ -256,7 +256,7 @@ public struct WebAuthenticationOptions: Sendable, Equatable {
     }
 }
 
-/// What a modal shows: one case per kind of PROTOCOL.md.
+/// What a modal shows: one case per kind of docs/protocol.md.
 public enum ModalDescription: Sendable, Equatable {
     /// An alert with optional text fields.
     case alert(title: String?, message: String?, textFields: [TextFieldSpec], actions: [ActionSpec])

@@ -241,7 +241,7 @@ def test_mail_to_something_that_is_not_an_address_is_not_sent(host, desktop):
     time.sleep(0.5)
     assert not [m for m in page.sent("result") if m["value"].get("mail")], "nothing was sent"
     assert "Mail sent" not in page.toasts()
-    # Saving a draft does not need an address; it ends the composer as PROTOCOL.md says.
+    # Saving a draft does not need an address; it ends the composer as docs/protocol.md says.
     page.button(dialog, "Save draft").click()
     page.wait_toast("Mail saved")
     page.assert_no_bad_message()

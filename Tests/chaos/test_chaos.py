@@ -262,7 +262,7 @@ class ChaosClient:
                         # This client re-sent a picker's result alone, taking the picker for
                         # ended: its re-sent present came after the 0.3 s burst window (the
                         # client's event loop was busy). The host refuses it and drops the
-                        # files (PROTOCOL.md); the chunks that follow are refused naming the
+                        # files (docs/protocol.md); the chunks that follow are refused naming the
                         # held count, 0, and the client goes on from there (above).
                         self.premature_results += 1
                     else:

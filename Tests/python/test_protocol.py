@@ -1,4 +1,4 @@
-"""PROTOCOL.md spoken by an independent client over a real socket against modal-host.
+"""docs/protocol.md spoken by an independent client over a real socket against modal-host.
 
 Run alone with: .venv/bin/python -m pytest -q Tests/python/test_protocol.py
 """

@@ -2,7 +2,7 @@
 text-field configuration, HTML mail as text with its attachments and sender, the message
 subject, picker prompts and no selection limit, and a filter refusal in the host's words.
 
-A scripted host (a small websockets server written from PROTOCOL.md) presents exactly the
+A scripted host (a small websockets server written from docs/protocol.md) presents exactly the
 fields under test and records what the kiosk answers; the filter refusal comes from a real
 modal-host. tmux runs the kiosk; send-keys types as a person would."""
 import asyncio

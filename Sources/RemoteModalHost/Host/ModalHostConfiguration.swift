@@ -1,4 +1,4 @@
-/// The host's limits and policies; every default is the one PROTOCOL.md names.
+/// The host's limits and policies; every default is the one docs/protocol.md names.
 public struct ModalHostConfiguration: Sendable {
     /// How long a session outlives its last connection, in seconds.
     public var retentionSeconds: Double = 60

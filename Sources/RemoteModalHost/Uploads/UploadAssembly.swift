@@ -43,7 +43,7 @@ final class UploadAssembly: @unchecked Sendable {
         }
     }
 
-    /// The most bytes of one chunk, as PROTOCOL.md says.
+    /// The most bytes of one chunk, as docs/protocol.md says.
     static let maxChunkBytes = 32 * 1_024
     let maxBytes: Int
     let maxFiles: Int
@@ -222,7 +222,7 @@ final class UploadAssembly: @unchecked Sendable {
 
     /// Checks the result's items against what was received and hands over the files.
     /// - Throws: `upload_invalid` when an item does not match the received bytes (every
-    ///   file is then dropped, as PROTOCOL.md says).
+    ///   file is then dropped, as docs/protocol.md says).
     func finish(_ items: [PickedItem]) throws(ProtocolError) -> [PickedFile] {
         func invalid(_ reason: String, file: Int? = nil) -> ProtocolError {
             reset()

@@ -1,4 +1,4 @@
-// The built-in kinds, each registering itself (PROTOCOL.md, "Kinds").
+// The built-in kinds, each registering itself (docs/protocol.md, "Kinds").
 import "./alert.js";
 import "./actionSheet.js";
 import "./webAuthentication.js";
