@@ -111,7 +111,7 @@ let package = Package(
         .target(
             name: "RemoteModalKiosk",
             dependencies: [
-                "RemoteModalProtocol", "RemoteModalWebSocket", "RemoteModalLogging", "RemoteModalLocking",
+                "RemoteModalProtocol", "RemoteModalClient", "RemoteModalClientWebSocket", "RemoteModalTestSupport",
                 "RemoteModalQRCode",
             ],
             swiftSettings: strict),
@@ -205,7 +205,7 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "KioskTests",
-            dependencies: ["RemoteModalKiosk", "RemoteModalProtocol", "RemoteModalLocking", "RemoteModalQRCode"],
+            dependencies: ["RemoteModalKiosk", "RemoteModalProtocol", "RemoteModalClient", "RemoteModalQRCode"],
             swiftSettings: strict),
         .testTarget(name: "FlagsTests", dependencies: ["RemoteModalFlags"], swiftSettings: strict),
         .testTarget(
