@@ -258,6 +258,8 @@ public struct KioskModel: Sendable {
             modals[index].reading = false
             let names = modals[index].upload?.names ?? []
             modals[index].upload = UploadProgress(acknowledged: acknowledged, total: total, names: names)
+            // Every byte held: the client core sends the result now.
+            if acknowledged >= total { modals[index].answer = connection == .connected ? .sent : .kept }
         case .uploadStopped(let id, let message): uploadStopped(id, Self.clean(message))
         case .hostError(let error):
             // The refusals of chunks already on their way follow from the first, said once.

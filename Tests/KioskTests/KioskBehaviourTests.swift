@@ -283,6 +283,16 @@ struct KioskUploadTests {
         let screen = KioskScreen.lines(model, width: 80, height: 24).joined(separator: "\n")
         #expect(screen.contains("32.8 kB of 1.0 MB received"))
         #expect(screen.contains("Esc cancels the upload."))
+        var seq = 3
+        for offset in stride(from: 65_536, through: 1_000_000, by: 32_768) {
+            seq += 1
+            model.receive(.uploadAck(seq: seq, id: "m1", file: 0, received: min(offset, 1_000_000)))
+            model.readAll()
+        }
+        model.receive(.uploadAck(seq: seq + 1, id: "m1", file: 0, received: 1_000_000))
+        #expect(model.sent.contains { if case .result(id: "m1", _) = $0 { true } else { false } })
+        let done = KioskScreen.lines(model, width: 80, height: 24).joined(separator: "\n")
+        #expect(done.contains("Sent a.jpg: 1.0 MB, every byte confirmed."), "\(done)")
     }
 
     @Test func aDisconnectSaysPausedAndKeepsTheDialog() {
