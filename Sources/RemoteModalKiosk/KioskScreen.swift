@@ -67,7 +67,8 @@ public enum KioskScreen {
             case .error: "\u{1B}[1;31m"
             case .success: "\u{1B}[32m"
             case .info: "\u{1B}[36m"
-            case .warning: "\u{1B}[1;33m"
+            // Bold in the terminal's own colour: yellow was unreadable on light terminals.
+            case .warning: "\u{1B}[1m"
             case .preferred: "\u{1B}[1;7m"
             case .link: "\u{1B}[4;36m"
             case .qr: "\u{1B}[30;47m"

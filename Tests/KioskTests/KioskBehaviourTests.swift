@@ -364,6 +364,15 @@ struct KioskLookTests {
         #expect(!plain.joined().contains("\u{1B}"))
     }
 
+    @Test func warningsAreBoldInTheTerminalsOwnColourNotYellow() {
+        var model = welcomed()
+        model.drop()
+        let lines = KioskScreen.render(
+            model, width: 100, height: 30, appearance: KioskScreen.Appearance(colour: true, unicode: true))
+        #expect(lines.contains { $0.contains("\u{1B}[1mreconnecting\u{1B}[0m") })
+        #expect(!lines.joined().contains("\u{1B}[1;33m"))
+    }
+
     @Test func theDividerFollowsTheWidth() {
         for width in [40, 100, 180] {
             let lines = KioskScreen.lines(welcomed(), width: width, height: 24)
