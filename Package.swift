@@ -34,6 +34,8 @@ let package = Package(
         // The client core (issue #29): one protocol client under every client.
         .library(name: "RemoteModalClient", targets: ["RemoteModalClient"]),
         .library(name: "RemoteModalClientWebSocket", targets: ["RemoteModalClientWebSocket"]),
+        // A client that answers by meaning: for tests, scripted kiosks and harnesses.
+        .library(name: "RemoteModalRobot", targets: ["RemoteModalRobot"]),
         .executable(name: "modal-host", targets: ["RemoteModalHostMain"]),
         .executable(name: "kiosk", targets: ["RemoteModalKioskMain"]),
         .executable(name: "modal-bench", targets: ["RemoteModalBenchMain"]),
@@ -99,6 +101,7 @@ let package = Package(
             dependencies: [
                 "RemoteModalHost", "RemoteModalProtocol", "RemoteModalTransport", "RemoteModalLocking",
                 "RemoteModalLogging", "RemoteModalReactive", "RemoteModalReactiveTestSupport", "RemoteModalClient",
+                "RemoteModalRobot",
             ],
             swiftSettings: strict),
         .target(
@@ -118,8 +121,8 @@ let package = Package(
         .target(
             name: "RemoteModalKiosk",
             dependencies: [
-                "RemoteModalProtocol", "RemoteModalWebSocket", "RemoteModalLogging", "RemoteModalLocking",
-                "RemoteModalQRCode", "RemoteModalCrypto",
+                "RemoteModalProtocol", "RemoteModalClient", "RemoteModalClientWebSocket", "RemoteModalRobot",
+                "RemoteModalQRCode",
             ],
             swiftSettings: strict),
         .target(
@@ -169,6 +172,8 @@ let package = Package(
             name: "RemoteModalClient", dependencies: ["RemoteModalProtocol", "RemoteModalCrypto"], swiftSettings: strict
         ),
         .target(
+            name: "RemoteModalRobot", dependencies: ["RemoteModalClient", "RemoteModalProtocol"], swiftSettings: strict),
+        .target(
             name: "RemoteModalClientWebSocket",
             dependencies: ["RemoteModalClient", "RemoteModalWebSocket", "RemoteModalTransport"],
             swiftSettings: strict),
@@ -217,7 +222,7 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(
             name: "KioskTests",
-            dependencies: ["RemoteModalKiosk", "RemoteModalProtocol", "RemoteModalLocking", "RemoteModalQRCode"],
+            dependencies: ["RemoteModalKiosk", "RemoteModalProtocol", "RemoteModalClient", "RemoteModalQRCode"],
             swiftSettings: strict),
         .testTarget(name: "FlagsTests", dependencies: ["RemoteModalFlags"], swiftSettings: strict),
         .testTarget(name: "DemoTests", dependencies: ["RemoteModalDemo", "RemoteModalFlags"], swiftSettings: strict),

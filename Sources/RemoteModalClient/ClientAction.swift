@@ -95,6 +95,10 @@ public enum ClientUpdate: Sendable, Equatable {
     case answerRejected(id: String, ProtocolError)
     /// An answer was never delivered: the session was lost before its dismiss.
     case answerDropped(id: String, SessionLoss)
+    /// A resume got a fresh session: the one held before is gone (`restarted` or `expired`),
+    /// said even when no modal was shown. Comes after the `dismiss`es and `answerDropped`s
+    /// of what was lost, before the `connected` state.
+    case sessionReplaced(SessionLoss)
     /// Bytes of a picker's files the host acknowledged, of `total`.
     case uploadProgress(id: String, acknowledged: Int, total: Int)
     /// The host refused a chunk (`upload_invalid`) or a file could not be read: the upload

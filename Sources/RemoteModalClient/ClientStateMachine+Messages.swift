@@ -118,6 +118,7 @@ extension ClientStateMachine {
             for shownID in order { actions += end(shownID, .lost(loss), persist: false) }
             lastInput = [:]
             lastSeq = 0
+            if session != nil { actions.append(.emit(.sessionReplaced(loss))) }
         }
         session = id
         retentionSeconds = max(0, retention)

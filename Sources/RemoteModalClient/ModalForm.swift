@@ -99,6 +99,19 @@ public struct ModalForm: Sendable, Equatable {
         fields[index].text = text
     }
 
+    /// Sets the text of the field at a position, for an app that shows the fields in order
+    /// and edits each where it is (two alert fields may share a meaning: two `plain` ones).
+    /// - Parameters:
+    ///   - index: The field's position in `fields`.
+    ///   - text: The text.
+    /// - Throws: `FormError.noSuchField` when there is no field there.
+    public mutating func fill(fieldAt index: Int, _ text: String) throws(FormError) {
+        guard fields.indices.contains(index) else {
+            throw FormError(.noSuchField, "\u{201C}\(title)\u{201D} has \(fields.count) fields, not \(index + 1)")
+        }
+        fields[index].text = text
+    }
+
     /// An alert's text fields in order, as `input` and `result` send them.
     public var textFields: [String] {
         guard case .alert = modal else { return [] }

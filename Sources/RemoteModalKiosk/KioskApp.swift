@@ -1,34 +1,38 @@
 import Dispatch
 import Foundation
-import RemoteModalCrypto
-import RemoteModalLocking
+import RemoteModalClient
+import RemoteModalClientWebSocket
 import RemoteModalProtocol
+import RemoteModalRobot
 import Synchronization
 
-/// Runs the kiosk: the model on one serial queue, the connection feeding it, and either
-/// the terminal (interactive) or a script (unattended) driving it.
-public final class KioskApp: @unchecked Sendable {
-    // `@unchecked Sendable`: `model`, `runner` and `deadline` are only touched on `queue`.
-    private let queue = DispatchQueue(label: "kiosk")
-    private var model: KioskModel
-    private var runner: ScriptRunner?
-    private var deadline: Date?
+/// Runs the kiosk: the client core (`RemoteModalClient` on a `WebSocketLink`) feeding the
+/// model, and either the terminal (interactive) or a script on the test robot (unattended).
+public final class KioskApp: Sendable {
+    struct State {
+        var model: KioskModel
+        var renderPending = false
+    }
+
+    private let state: Mutex<State>
+    private let script: KioskScript?
     private let terminal = Terminal()
-    private var connection: KioskConnection?
     private let finished = DispatchSemaphore(value: 0)
-    private let exitCode = Locked<Int32>(0)
-    /// The bytes of each picker's files while they are being sent (only touched on `queue`).
-    private var uploadData: [String: [Data]] = [:]
+    private let exitCode = Mutex<Int32>(0)
+    private let client = Mutex<RemoteModalClient?>(nil)
+    private let renderQueue = DispatchQueue(label: "kiosk.render")
     private let appearance = KioskScreen.Appearance.detect()
+    private let started = DispatchTime.now()
 
     /// Creates the app.
     /// - Parameters:
     ///   - name: The kiosk's name.
     ///   - group: Its group.
+    ///   - address: The host's address as shown to the person.
     ///   - script: A script for unattended mode, or `nil` for the interactive terminal.
-    public init(name: String, group: String?, script: KioskScript?) {
-        model = KioskModel(name: name, group: group)
-        runner = script.map(ScriptRunner.init(script:))
+    public init(name: String, group: String?, address: String = "the host", script: KioskScript?) {
+        state = Mutex(State(model: KioskModel(name: name, group: group, address: address, clock: Self.timeOfDay)))
+        self.script = script
     }
 
     /// Connects and runs until Ctrl-C (interactive) or the script ends.
@@ -40,41 +44,63 @@ public final class KioskApp: @unchecked Sendable {
     /// - Returns: The exit code: 0, or 1 when a scripted step timed out.
     /// - Throws: When the connection cannot be set up.
     public func run(url: String, token: String?, caFile: String?, affinity: String? = nil) throws -> Int32 {
-        let hello = Hello(
-            client: ClientDescription(kind: "kiosk", name: model.name, group: model.group),
-            capabilities: KioskModel.capabilities, token: token)
-        let connection = try KioskConnection(
-            url: url, hello: hello, caFile: caFile, affinity: affinity,
-            onMessage: { [self] message in queue.async { self.receive(message) } },
-            onState: { [self] state in queue.async { self.connectionChanged(state) } })
-        self.connection = connection
-        try connection.start()
-        if runner != nil {
-            log("{\"event\":\"start\",\"url\":\"\(url)\"}")
-            queue.async { self.armDeadline() }
-            startWatchdog()
+        let (name, group) = state.withLock { ($0.model.name, $0.model.group) }
+        // A routing key, not a secret: a load balancer hashes it so reconnects reach the same host.
+        let key = affinity ?? group ?? String(UInt64.random(in: 1...UInt64.max), radix: 36)
+        let encoded = key.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "kiosk"
+        let link = try WebSocketLink(url: url + (url.contains("?") ? "&" : "?") + "affinity=\(encoded)", caFile: caFile)
+        let configuration = ClientConfiguration(
+            client: ClientDescription(kind: "kiosk", name: name, group: group), token: token)
+        let client = RemoteModalClient(configuration: configuration, link: link)
+        self.client.withLock { $0 = client }
+        if let script {
+            log(#"{"event":"start","url":\#(ScriptRunner.quote(url))}"#)
+            let robot = ModalRobot(client: client, timeout: .seconds(86_400))
+            client.start()
+            Task { [self] in
+                let code = await ScriptRunner(script: script, robot: robot, log: log).run()
+                finish(code)
+            }
         } else {
-            terminal.enterRawMode()
-            for signal in [SIGTERM, SIGHUP] {
-                Glibc.signal(signal) { _ in
-                    // Restore the terminal even when killed.
-                    FileHandle.standardOutput.write(Data("\u{1B}[?25h\u{1B}[?1049l".utf8))
-                    exit(1)
-                }
-            }
-            Glibc.signal(SIGWINCH) { _ in kioskResized() }
-            let app = self
-            resizeHandler.withLock { $0 = Boxed({ app.queue.async { app.render() } }) }
-            queue.async { self.render() }
-            Thread.detachNewThread { [self] in
-                terminal.readKeys { key in queue.async { self.press(key) } }
-                queue.async { self.finish(0) }
-            }
+            interactive(client)
         }
         finished.wait()
-        connection.stop()
+        client.stop()
+        link.stop()
         terminal.restore()
         return exitCode.withLock { $0 }
+    }
+
+    private func interactive(_ client: RemoteModalClient) {
+        terminal.enterRawMode()
+        for signal in [SIGTERM, SIGHUP, SIGINT] {
+            Glibc.signal(signal) { _ in
+                // Restore the terminal even when killed.
+                FileHandle.standardOutput.write(Data("\u{1B}[?25h\u{1B}[?1049l".utf8))
+                exit(1)
+            }
+        }
+        Glibc.signal(SIGWINCH) { _ in kioskResized() }
+        resizeHandler.withLock { $0 = { [weak self] in self?.scheduleRender() } }
+        scheduleRender()
+        client.start()
+        Task { [self] in
+            // One update at a time, applied under the lock: a flood waits in the client's
+            // bounded buffer, and frames are drawn at most every 20 ms.
+            for await update in client.events {
+                let now = seconds()
+                state.withLock { $0.model.apply(update, now: now) }
+                scheduleRender()
+            }
+        }
+        Thread.detachNewThread { [self] in
+            terminal.readKeys { key in
+                // Ctrl-C is handled here, on the reader, whatever the rest is doing.
+                if key == .interrupt { return finish(0) }
+                press(key)
+            }
+            finish(0)
+        }
     }
 
     private func finish(_ code: Int32) {
@@ -82,186 +108,84 @@ public final class KioskApp: @unchecked Sendable {
         finished.signal()
     }
 
-    private func receive(_ message: HostMessage) {
-        perform(model.receive(message))
-        if runner != nil {
-            switch message {
-            case .present(_, let id, let modal, _):
-                log(
-                    "{\"event\":\"present\",\"id\":\"\(id)\",\"kind\":\"\(modal.kind)\",\"title\":\(json(modal.title ?? ""))}"
-                )
-            case .status(_, let level, let text):
-                log("{\"event\":\"status\",\"level\":\"\(level.rawValue)\",\"text\":\(json(text))}")
-            case .welcome(_, let resumed, _):
-                log("{\"event\":\"welcome\",\"resumed\":\(resumed)}")
-            default: break
-            }
-            drive()
-        } else {
-            render()
-        }
-    }
-
-    private func connectionChanged(_ state: KioskModel.Connection) {
-        model.connectionChanged(state)
-        if runner != nil {
-            log("{\"event\":\"connection\",\"state\":\"\(state.rawValue)\"}")
-        } else {
-            render()
-        }
-    }
-
     private func press(_ key: Key) {
-        let effects = model.press(key)
-        perform(effects)
-        render()
-    }
-
-    private func perform(_ effects: [KioskEffect]) {
-        for effect in effects {
-            switch effect {
-            case .send(let message): connection?.send(message)
-            case .upload(let id, let paths):
-                // Drawn first ("Reading files..."), then read.
-                queue.async { self.read(id, paths) }
-            case .sendChunk(let id, let chunk): send(chunk, of: id)
-            case .dropUpload(let id): uploadData[id] = nil
-            case .quit: finish(0)
-            }
-        }
-    }
-
-    private func render() {
-        guard runner == nil else { return }
         let size = terminal.size
-        terminal.draw(
-            KioskScreen.render(model, width: size.columns, height: size.rows, appearance: appearance),
-            width: size.columns, height: size.rows)
+        let now = seconds()
+        let intents: [KioskIntent] = state.withLock { state in
+            // No input while the form cannot be shown ("terminal too small").
+            guard KioskScreen.fits(state.model, width: size.columns, height: size.rows) else { return [] }
+            return state.model.press(key, now: now)
+        }
+        for intent in intents { perform(intent) }
+        scheduleRender()
     }
 
-    // MARK: Script
-
-    private func drive() {
-        guard var runner else { return }
-        let before = runner.index
-        let (effects, lines) = runner.advance(&model)
-        self.runner = runner
-        for line in lines { log(line) }
-        perform(effects)
-        if runner.finished {
-            log("{\"event\":\"done\"}")
-            finish(0)
-        } else if runner.index != before {
-            armDeadline()
+    private func perform(_ intent: KioskIntent) {
+        guard let client = client.withLock({ $0 }) else { return }
+        switch intent {
+        case .answer(let id, let reply): client.answer(id, reply)
+        case .type(let id, let textFields): client.type(id, textFields: textFields)
+        case .tap(let control): client.tap(control)
+        case .pick(let id, let paths): pick(id, paths, client: client)
+        case .retryUpload(let id): client.retryUpload(id)
+        case .retryNow: client.retryNow()
+        case .quit: finish(0)
         }
     }
 
-    private func armDeadline() {
-        guard let runner else { return }
-        deadline = Date().addingTimeInterval(runner.timeout)
-    }
-
-    private func startWatchdog() {
-        queue.asyncAfter(deadline: .now() + 0.2) { [self] in
-            if let deadline, Date() > deadline, let runner, !runner.finished {
-                log("{\"event\":\"timeout\",\"step\":\(runner.index)}")
-                finish(1)
-                return
+    private func pick(_ id: String, _ paths: [String], client: RemoteModalClient) {
+        let modal = state.withLock { $0.model.modals.first { $0.id == id }?.modal }
+        guard let modal else { return }
+        switch DiskFile.open(paths, for: modal) {
+        case .failure(let refusal):
+            state.withLock { $0.model.pickFailed(id: id, error: refusal.message) }
+        case .success(let files):
+            state.withLock {
+                $0.model.uploadStarted(id: id, names: files.map(\.name), total: files.reduce(0) { $0 + $1.size })
             }
-            drive()
-            startWatchdog()
+            client.pick(id, files: files)
         }
     }
+
+    /// Draws at most once per 20 ms, from a copy of the model.
+    private func scheduleRender() {
+        guard script == nil else { return }
+        let first = state.withLock { state in
+            defer { state.renderPending = true }
+            return !state.renderPending
+        }
+        guard first else { return }
+        renderQueue.asyncAfter(deadline: .now() + 0.02) { [self] in
+            let model = state.withLock { state in
+                state.renderPending = false
+                return state.model
+            }
+            let size = terminal.size
+            terminal.draw(
+                KioskScreen.render(model, width: size.columns, height: size.rows, appearance: appearance),
+                width: size.columns, height: size.rows)
+        }
+    }
+
+    private func seconds() -> Double { Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9 }
 
     private func log(_ line: String) {
         FileHandle.standardOutput.write(Data((line + "\n").utf8))
     }
 
-    private func json(_ text: String) -> String {
-        (try? JSONEncoder().encode(text)).map { String(decoding: $0, as: UTF8.self) } ?? "\"\""
-    }
-
-    // MARK: Uploads
-
-    private func read(_ id: String, _ paths: [String]) {
-        guard let open = model.modals.first(where: { $0.id == id }), open.reading else { return }
-        let (limit, maxBytes): (Int, Int)
-        switch open.modal {
-        // Selection limit 0: no limit but the protocol's 1,000 files.
-        case .photoPicker(let selection, _, let bytes, _):
-            (limit, maxBytes) = (selection == 0 ? 1_000 : selection, bytes)
-        case .mediaPicker(_, let multiple, let bytes, _): (limit, maxBytes) = (multiple ? 1_000 : 1, bytes)
-        default: return
-        }
-        defer { render() }
-        guard !paths.isEmpty else { return model.uploadFailed(id: id, error: "Type the path of at least one file.") }
-        var contents: [(String, Data)] = []
-        for path in paths {
-            guard let data = FileManager.default.contents(atPath: (path as NSString).expandingTildeInPath) else {
-                return model.uploadFailed(id: id, error: "Cannot read \(path)")
-            }
-            contents.append((path, data))
-        }
-        let total = contents.reduce(0) { $0 + $1.1.count }
-        guard contents.count <= limit, total <= maxBytes else {
-            return model.uploadFailed(
-                id: id,
-                error: "Up to \(Self.files(limit)), \(KioskUpload.format(maxBytes)) in all; these are "
-                    + "\(Self.files(contents.count)), \(KioskUpload.format(total)).")
-        }
-        let files = contents.map { path, data in
-            let name = (path as NSString).lastPathComponent
-            return KioskUpload.File(
-                name: name, mimeType: Self.mimeType(name), size: data.count, sha256: SHA256.hex(data))
-        }
-        uploadData[id] = contents.map(\.1)
-        perform(model.startUpload(id: id, files: files))
-    }
-
-    private func send(_ chunk: KioskUpload.Chunk, of id: String) {
-        guard let data = uploadData[id]?[chunk.file],
-            let file = model.modals.first(where: { $0.id == id })?.upload?.files[chunk.file]
-        else { return }
-        let part = data.subdata(in: chunk.offset..<min(data.count, chunk.offset + chunk.length))
-        connection?.send(
-            .upload(
-                UploadChunk(
-                    id: id, file: chunk.file, name: file.name, mimeType: file.mimeType, size: file.size,
-                    offset: chunk.offset, data: part.base64EncodedString(), last: chunk.last)))
-    }
-
-    static func mimeType(_ name: String) -> String {
-        switch (name as NSString).pathExtension.lowercased() {
-        case "png": "image/png"
-        case "jpg", "jpeg": "image/jpeg"
-        case "gif": "image/gif"
-        case "webp": "image/webp"
-        case "heic": "image/heic"
-        case "heif": "image/heif"
-        case "mp3": "audio/mpeg"
-        case "m4a": "audio/mp4"
-        case "aac": "audio/aac"
-        case "ogg", "oga": "audio/ogg"
-        case "flac": "audio/flac"
-        case "wav": "audio/wav"
-        case "mp4", "m4v": "video/mp4"
-        case "mov": "video/quicktime"
-        case "webm": "video/webm"
-        case "txt": "text/plain"
-        case "pdf": "application/pdf"
-        default: "application/octet-stream"
-        }
+    /// The local time as "14:05:09", for a repeated notice.
+    @Sendable static func timeOfDay() -> String {
+        var now = time(nil)
+        var parts = tm()
+        localtime_r(&now, &parts)
+        func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        return "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec))"
     }
 }
 
 /// Redraws on SIGWINCH (set by the interactive app).
-private let resizeHandler = Locked<Boxed<@Sendable () -> Void>?>(nil)
+private let resizeHandler = Mutex<(@Sendable () -> Void)?>(nil)
 
 private func kioskResized() {
-    resizeHandler.withLock { $0 }?.value()
-}
-
-extension KioskApp {
-    /// "1 file", "3 files": the picker's note says the limit the same way.
-    static func files(_ count: Int) -> String { count == 1 ? "1 file" : "\(count) files" }
+    resizeHandler.withLock { $0 }?()
 }

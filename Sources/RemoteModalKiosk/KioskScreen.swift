@@ -1,6 +1,5 @@
 import Foundation
 import RemoteModalProtocol
-import RemoteModalQRCode
 
 /// Draws the model as lines of text for a terminal of a given size. Pure.
 ///
@@ -16,6 +15,9 @@ public enum KioskScreen {
         public var colour: Bool
         /// Box-drawing and block characters (the QR code needs them).
         public var unicode: Bool
+        /// Whether the terminal's background is light (`COLORFGBG`): without colour the QR
+        /// code's dark modules are then the glyphs, else the light ones are.
+        public var lightBackground = false
 
         /// Creates an appearance.
         /// - Parameters:
@@ -43,13 +45,18 @@ public enum KioskScreen {
             let term = environment["TERM"] ?? ""
             let dumb = term.isEmpty || term == "dumb"
             let noColour = !(environment["NO_COLOR"] ?? "").isEmpty
-            return Appearance(colour: isTerminal && !dumb && !noColour, unicode: !dumb)
+            var appearance = Appearance(colour: isTerminal && !dumb && !noColour, unicode: !dumb)
+            // rxvt, Konsole and others say "foreground;background" with ANSI numbers; 7 and 15 are light.
+            if let background = environment["COLORFGBG"]?.split(separator: ";").last.flatMap({ Int($0) }) {
+                appearance.lightBackground = background == 7 || background == 15
+            }
+            return appearance
         }
     }
 
     /// How a piece of text looks.
     enum Style: Equatable {
-        case plain, bold, dim, title, error, success, info, warning, preferred, link, qr
+        case plain, bold, dim, title, error, success, info, warning, preferred, link, qr, caret
 
         var code: String {
             switch self {
@@ -60,10 +67,12 @@ public enum KioskScreen {
             case .error: "\u{1B}[1;31m"
             case .success: "\u{1B}[32m"
             case .info: "\u{1B}[36m"
-            case .warning: "\u{1B}[1;33m"
+            // Bold in the terminal's own colour: yellow was unreadable on light terminals.
+            case .warning: "\u{1B}[1m"
             case .preferred: "\u{1B}[1;7m"
             case .link: "\u{1B}[4;36m"
             case .qr: "\u{1B}[30;47m"
+            case .caret: "\u{1B}[7m"
             }
         }
     }
@@ -82,32 +91,6 @@ public enum KioskScreen {
 
         var text: String { spans.map(\.text).joined() }
         var count: Int { spans.reduce(0) { $0 + $1.text.count } }
-    }
-
-    /// Text from the host (titles, messages, notices, other clients' names) made safe to
-    /// print: control characters become visible pictures (ESC shows as `␛`), so nothing the
-    /// host or another client sends can move the cursor, recolour or retitle the terminal.
-    /// The kiosk's own colour codes are added after this, in `render`.
-    /// - Parameter text: Text to show.
-    /// - Returns: The text with every C0, DEL and C1 control and bidi override replaced.
-    static func printable(_ text: String) -> String {
-        guard text.unicodeScalars.contains(where: isControl) else { return text }
-        var output = String.UnicodeScalarView()
-        for scalar in text.unicodeScalars {
-            switch scalar.value {
-            case 0x00..<0x20: output.append(Unicode.Scalar(0x2400 + scalar.value)!)
-            case 0x7F: output.append("\u{2421}")
-            case _ where isControl(scalar): output.append("\u{FFFD}")
-            default: output.append(scalar)
-            }
-        }
-        return String(output)
-    }
-
-    private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
-        let value = scalar.value
-        return value < 0x20 || (0x7F...0x9F).contains(value) || (0x202A...0x202E).contains(value)
-            || (0x2066...0x2069).contains(value)
     }
 
     /// The smallest width anything is drawn at.
@@ -134,10 +117,23 @@ public enum KioskScreen {
     public static func render(_ model: KioskModel, width: Int, height: Int, appearance: Appearance) -> [String] {
         layout(model, width: width, height: height, appearance: appearance).map { row in
             row.spans.map { span in
-                appearance.colour && span.style != .plain && !span.text.isEmpty
+                // The caret is reverse video even without colour (NO_COLOR asks for no colour).
+                (appearance.colour || (span.style == .caret && appearance.unicode)) && span.style != .plain
+                    && !span.text.isEmpty
                     ? span.style.code + span.text + "\u{1B}[0m" : span.text
             }.joined()
         }
+    }
+
+    /// Whether the modal on screen (or the controls) is shown whole at this size; keys are
+    /// ignored while it is not.
+    /// - Parameters:
+    ///   - model: The state.
+    ///   - width: Terminal columns.
+    ///   - height: Terminal rows.
+    /// - Returns: `false` when the "terminal too small" screen is shown.
+    public static func fits(_ model: KioskModel, width: Int, height: Int) -> Bool {
+        layout(model, width: width, height: height, appearance: .plain).first?.text != "Terminal too small"
     }
 
     /// Rows a line takes in a terminal of `width` columns.
@@ -148,10 +144,9 @@ public enum KioskScreen {
         var top: [Row] = [header(model, width: width, appearance: appearance)]
         top.append(Row(String(repeating: appearance.unicode ? "\u{2500}" : "-", count: width), .dim))
         if let banner = model.banner { top += wrap(Row(banner, .warning), width: width) }
-        if model.connection == .unauthorized {
-            top += wrap(
-                Row("The host refused this kiosk's token: start it with --token (ask the host's operator).", .error),
-                width: width)
+        if let detail = model.connectionDetail, model.connection != .connected {
+            let refused = model.connection == .unauthorized || model.connection == .refused
+            top += wrap(Row(detail, refused ? .error : .warning), width: width)
         }
         var body: [Row] = []
         if let open = model.current {
@@ -160,7 +155,8 @@ public enum KioskScreen {
             body.append(Row("Controls (press a number):", .bold))
             if model.controls.isEmpty { body.append(Row("  (none yet)", .dim)) }
             for (index, control) in model.controls.enumerated() {
-                var spans: [(String, Style)] = [("  [\(index + 1)] \(control.title)", control.enabled ? .plain : .dim)]
+                let title = KioskModel.clean(control.title)
+                var spans: [(String, Style)] = [("  [\(index + 1)] \(title)", control.enabled ? .plain : .dim)]
                 if control.busy {
                     spans.append(("  (busy...)", .dim))
                 } else if !control.enabled {
@@ -178,23 +174,10 @@ public enum KioskScreen {
         var rows = essential
         var room = height - needed
         if let url = model.current?.url, appearance.unicode {
-            // A 4-module quiet zone when there is room, else 2 (enough on a lit screen).
             let at = (rows.firstIndex { $0.whole } ?? rows.count - 1) + 1
-            if let code = try? QRCode(url, correction: .low) {
-                let drawn = [4, 2].lazy.map { halfBlocks(code, quietZone: $0) }.first { $0.count <= room }
-                if let drawn {
-                    rows.insert(contentsOf: drawn.map { Row(spans: [($0, .qr)]) }, at: at)
-                    room -= drawn.count
-                } else if room >= 1 {
-                    let side = (code.size + 4 + 1) / 2
-                    let size = "\(max(minimumWidth, code.size + 4))x\(needed + side)"
-                    rows.insert(Row("(A QR code of this address shows in a \(size) terminal.)", .dim), at: at)
-                    room -= 1
-                }
-            } else if room >= 1 {
-                rows.insert(Row("(No QR code: the address is too long for one.)", .dim), at: at)
-                room -= 1
-            }
+            let drawn = KioskQR.rows(url, room: room, width: width, needed: needed, appearance: appearance)
+            rows.insert(contentsOf: drawn, at: at)
+            room -= drawn.count
         }
         if !model.notices.isEmpty, room >= 3 {
             var notices: [Row] = [Row(""), Row("Notices (newest first):", .bold)]
@@ -206,8 +189,12 @@ public enum KioskScreen {
                     // `info`, and a level from a newer host (shown as `info`).
                     default: .info
                     }
+                // Identical notices are one line with a count and the time the last came.
+                let repeated = notice.count > 1 ? "  (\(notice.count) times, last at \(notice.time))" : ""
                 notices += wrap(
-                    Row(spans: [("  \(notice.level.rawValue.uppercased()): ", style), (notice.text, .plain)]),
+                    Row(spans: [
+                        ("  \(notice.level.rawValue.uppercased()): ", style), (notice.text, .plain), (repeated, .dim),
+                    ]),
                     width: width)
             }
             rows += notices.prefix(room)
@@ -222,7 +209,7 @@ public enum KioskScreen {
             switch model.connection {
             case .connected: .success
             case .connecting, .reconnecting: .warning
-            case .unauthorized: .error
+            case .unauthorized, .refused: .error
             }
         var left = "remote-modal kiosk | \(who) | "
         if left.count + state.count > width { left = "\(who) | " }
@@ -233,7 +220,7 @@ public enum KioskScreen {
         let text = [
             Row("Terminal too small", .error),
             Row("This is \(width)x\(height); the kiosk needs \(minimumWidth)x\(needed)."),
-            Row("Enlarge the window."),
+            Row("Enlarge the window. Keys are ignored until then (Ctrl-C still quits)."),
         ]
         return Array(text.flatMap { wrap($0, width: width) }.prefix(max(1, height)))
     }
@@ -251,30 +238,30 @@ public enum KioskScreen {
         for (index, field) in open.fields.enumerated() {
             let focused = open.focus == index && !busy
             let marker = focused ? "> " : "  "
-            let cursor = focused ? "_" : ""
             let text = field.secret ? String(repeating: "*", count: field.text.count) : field.text
+            let label: [(String, Style)] = [
+                (marker, .bold), ("\(field.label)", focused ? .bold : .plain),
+                (field.hint.map { " (\($0))" } ?? "", .dim), (field.multiline ? ":" : ": ", focused ? .bold : .plain),
+            ]
             if field.multiline {
-                rows.append(
-                    Row(spans: [
-                        (marker, .bold), ("\(field.label)", focused ? .bold : .plain),
-                        (field.hint.map { " (\($0))" } ?? "", .dim), (":", focused ? .bold : .plain),
-                    ]))
+                rows.append(Row(spans: label))
+                var start = 0
                 let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
-                for (number, line) in lines.enumerated() {
-                    rows.append(Row("    | " + line + (number == lines.count - 1 ? cursor : "")))
+                for line in lines {
+                    let caret =
+                        focused && (start...(start + line.count)).contains(field.caret) ? field.caret - start : nil
+                    rows.append(Row(spans: [("    | ", .plain)] + caretSpans(String(line), caret: caret)))
+                    start += line.count + 1
                 }
             } else {
-                rows.append(
-                    Row(spans: [
-                        (marker, .bold), ("\(field.label)", focused ? .bold : .plain),
-                        (field.hint.map { " (\($0))" } ?? "", .dim), (": ", focused ? .bold : .plain),
-                        (text + cursor, .plain),
-                    ]))
+                rows.append(Row(spans: label + caretSpans(text, caret: focused ? field.caret : nil)))
             }
             // Right under the field it concerns (the top line is for what concerns the kiosk).
             if let error = field.error { rows.append(Row("    ^ " + error, .error)) }
         }
-        if let error = open.uploadError { rows.append(Row(error, .error)) }
+        if let error = open.uploadError {
+            rows.append(Row("The host did not take these files: " + error, .error))
+        }
         if let upload = open.upload {
             rows += uploadRows(upload, open: open, connection: model.connection)
         } else if open.reading {
@@ -282,28 +269,32 @@ public enum KioskScreen {
         }
         let refused = open.uploadError != nil && open.upload != nil
         if refused {
+            // Enter chooses other files: the same ones would only be refused again.
             rows.append(Row("  [1] Cancel"))
-            rows.append(Row(spans: [("  [2] Try again", .preferred), (enterMarker, .bold)]))
-            rows.append(Row("  [3] Choose other files"))
+            rows.append(Row("  [2] Try again"))
+            rows.append(Row(spans: [("  [3] Choose other files", .preferred), (enterMarker, .bold)]))
         } else if !busy {
             for (index, choice) in open.choices.enumerated() {
                 let isDefault = open.defaultChoice == index && onChoices
                 var spans: [(String, Style)] = [("  ", .plain)]
+                let title = KioskModel.clean(choice.title)
                 if !choice.enabled {
-                    spans.append(("[\(index + 1)] \(choice.title) (disabled)", .dim))
+                    spans.append(("[\(index + 1)] \(title) (disabled)", .dim))
                 } else if choice.preferred || isDefault {
                     // Stands out from the start; the marker only where Enter picks it (in a
                     // field Enter moves on).
-                    spans.append(("[\(index + 1)] \(choice.title)", .preferred))
+                    spans.append(("[\(index + 1)] \(title)", .preferred))
                     if isDefault { spans.append((enterMarker, .bold)) }
                 } else {
-                    spans.append(("[\(index + 1)] \(choice.title)", choice.style == .destructive ? .error : .plain))
+                    spans.append(("[\(index + 1)] \(title)", choice.style == .destructive ? .error : .plain))
                 }
                 rows.append(Row(spans: spans))
             }
         }
-        if open.answered {
-            rows.append(Row("(answer sent, waiting for the host)", .info))
+        switch open.answer {
+        case .sent: rows.append(Row("(answer sent, waiting for the host)", .info))
+        case .kept: rows.append(Row("(answer kept: it goes to the host as soon as it is back)", .warning))
+        case .none: break
         }
         if model.connection != .connected {
             rows.append(Row("(\(model.connection.rawValue): this dialog stays open)", .warning))
@@ -312,25 +303,37 @@ public enum KioskScreen {
         return rows
     }
 
-    private static func uploadRows(_ upload: KioskUpload, open: KioskModel.OpenModal, connection: KioskModel.Connection)
+    /// A field's text with its caret: reverse video on the character it stands before, or
+    /// an underscore after the last one.
+    static func caretSpans(_ text: String, caret: Int?) -> [(text: String, style: Style)] {
+        guard let caret else { return [(text, .plain)] }
+        let characters = Array(text)
+        guard caret < characters.count else { return [(text + "_", .plain)] }
+        return [
+            (String(characters[..<caret]), .plain), (String(characters[caret]), .caret),
+            (String(characters[(caret + 1)...]), .plain),
+        ].filter { !$0.0.isEmpty }
+    }
+
+    private static func uploadRows(
+        _ upload: UploadProgress, open: KioskModel.OpenModal, connection: KioskModel.Connection
+    )
         -> [Row]
     {
         let total = max(1, upload.total)
         let fraction = Double(upload.acknowledged) / Double(total)
         let filled = min(20, Int((fraction * 20).rounded(.down)))
         let bar = "[" + String(repeating: "#", count: filled) + String(repeating: ".", count: 20 - filled) + "]"
-        let amount = "\(KioskUpload.format(upload.acknowledged)) of \(KioskUpload.format(upload.total))"
+        let amount = "\(KioskModel.format(upload.acknowledged)) of \(KioskModel.format(upload.total))"
         let percent = "\(Int((fraction * 100).rounded(.down)))%"
-        let files = upload.files.count == 1 ? upload.files[0].name : "\(upload.files.count) files"
+        let files = upload.names.count == 1 ? upload.names[0] : "\(upload.names.count) files"
         if open.answered {
-            return [Row("Sent \(files): \(KioskUpload.format(upload.total)), every byte confirmed.", .success)]
+            return [Row("Sent \(files): \(KioskModel.format(upload.total)), every byte confirmed.", .success)]
         }
         var rows = [Row(spans: [("Uploading \(files) \(bar) \(percent)  ", .bold), (amount + " received", .plain)])]
         if connection != .connected {
             rows.append(
                 Row("Paused: \(connection.rawValue). The upload goes on from here when the host is back.", .warning))
-        } else if upload.paused, open.uploadError == nil {
-            rows.append(Row("Waiting for the host to say what it holds...", .warning))
         }
         return rows
     }
@@ -340,9 +343,10 @@ public enum KioskScreen {
 
     /// What the keys do for the modal on screen; only what is true.
     static func hint(_ open: KioskModel.OpenModal, refused: Bool) -> String {
-        if refused { return "1 or Esc cancels; 2 or Enter tries again; 3 chooses other files." }
+        if refused { return "1 or Esc cancels; 2 tries the same files again; 3 or Enter chooses other files." }
         if open.uploading { return "Esc cancels the upload." }
         if open.answered { return "Esc stops waiting and cancels." }
+        if open.refusedURL != nil { return "1 or Esc cancels." }
         var parts: [String] = []
         if open.focus < open.fields.count {
             parts.append(open.fields[open.focus].multiline ? "Enter: new line, Tab: next" : "Enter or Tab: next")
@@ -366,58 +370,5 @@ public enum KioskScreen {
             }
         }
         return parts.joined(separator: ". ") + "."
-    }
-
-    /// Draws a code with half blocks: each character is a top and a bottom module; a
-    /// dark module is drawn with the character's foreground (black on the white the
-    /// screen sets), so "▀" is dark above, light below.
-    /// - Parameters:
-    ///   - code: The code.
-    ///   - quietZone: Light modules around it.
-    /// - Returns: One string per two module rows.
-    public static func halfBlocks(_ code: QRCode, quietZone: Int) -> [String] {
-        let side = code.size + 2 * quietZone
-        return stride(from: 0, to: side, by: 2).map { row in
-            String(
-                (0..<side).map { column -> Character in
-                    let top = code[row - quietZone, column - quietZone]
-                    let bottom = row + 1 < side && code[row + 1 - quietZone, column - quietZone]
-                    switch (top, bottom) {
-                    case (true, true): return "\u{2588}"
-                    case (true, false): return "\u{2580}"
-                    case (false, true): return "\u{2584}"
-                    case (false, false): return " "
-                    }
-                })
-        }
-    }
-
-    /// Breaks a row at spaces (or anywhere, for a word longer than the width), keeping styles.
-    static func wrap(_ row: Row, width: Int) -> [Row] {
-        guard row.count > width else { return [row] }
-        var characters: [(Character, Style)] = row.spans.flatMap { span in span.text.map { ($0, span.style) } }
-        var result: [Row] = []
-        while characters.count > width {
-            var cut = width
-            if let space = characters[0...width].lastIndex(where: { $0.0 == " " }), space > width / 3 { cut = space }
-            result.append(spans(characters[0..<cut]))
-            characters.removeFirst(cut)
-            while characters.first?.0 == " " { characters.removeFirst() }
-            if !characters.isEmpty, width > 10 { characters.insert(contentsOf: [(" ", .plain), (" ", .plain)], at: 0) }
-        }
-        if !characters.isEmpty { result.append(spans(characters[...])) }
-        return result
-    }
-
-    private static func spans(_ characters: ArraySlice<(Character, Style)>) -> Row {
-        var spans: [(text: String, style: Style)] = []
-        for (character, style) in characters {
-            if let last = spans.last, last.style == style {
-                spans[spans.count - 1].text.append(character)
-            } else {
-                spans.append((String(character), style))
-            }
-        }
-        return Row(spans: spans)
     }
 }

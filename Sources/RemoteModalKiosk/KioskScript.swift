@@ -1,22 +1,50 @@
 import Foundation
+import RemoteModalClient
+import RemoteModalRobot
 
-/// An unattended kiosk's script: steps run in order, each within its timeout.
+/// An unattended kiosk's script: steps run in order, each within its timeout, answered by
+/// the test robot (`ModalRobot`) on the client core, by meaning, never by simulated keys.
 ///
 /// ```json
-/// [{"tap": "approve"},
-///  {"expect": "Approve request?", "fill": [], "pick": "Approve", "timeout": 20},
+/// [{"wait": 5},
+///  {"tap": "approve"},
+///  {"expect": "Sign in", "fill": {"email": "ann@example.com", "password": "pw"}, "pick": "Sign In"},
+///  {"expect": "Approve request?", "pick": "Approve", "timeout": 20},
 ///  {"status": "Approved by", "timeout": 10}]
 /// ```
+///
+/// `fill` is either a list (the form's fields in order) or an object keyed by meaning
+/// (`email`, `password`, `to`, `subject`, `body`, a placeholder or a content type).
 public struct KioskScript: Decodable, Sendable, Equatable {
+    /// What to type into a dialog's fields.
+    public enum Fill: Decodable, Sendable, Equatable {
+        /// Texts for the fields in order.
+        case ordered([String])
+        /// Texts by the field's meaning.
+        case keyed([String: String])
+
+        /// Decodes a list or an object of strings.
+        /// - Parameter decoder: The decoder.
+        /// - Throws: When it is neither.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.singleValueContainer()
+            if let list = try? container.decode([String].self) {
+                self = .ordered(list)
+            } else {
+                self = .keyed(try container.decode([String: String].self))
+            }
+        }
+    }
+
     /// One step.
     public struct Step: Decodable, Sendable, Equatable {
         /// Tap this control (once it is there and enabled).
         public var tap: String?
         /// Wait for a modal with this title.
         public var expect: String?
-        /// Text for its fields, in order.
-        public var fill: [String]?
-        /// The title of the choice to pick.
+        /// Text for its fields.
+        public var fill: Fill?
+        /// The title of the choice to pick (once enabled); the step waits for the dismiss.
         public var pick: String?
         /// Wait for a notice containing this text.
         public var status: String?
@@ -45,85 +73,97 @@ public struct KioskScript: Decodable, Sendable, Equatable {
     }
 }
 
-/// Follows a script against the model: decides the next key presses or messages. Pure.
+/// Runs a script on a robot, logging one JSON line per event to `log`.
 public struct ScriptRunner: Sendable {
     /// The script.
     public let script: KioskScript
-    /// The step being waited for.
-    public private(set) var index = 0
-    /// The serial of the newest notice when the current step began.
-    private var noticesAtStart = 0
-    /// When the current `wait` step ends.
-    private var waitUntil: Date?
+    private let robot: ModalRobot
+    private let log: @Sendable (String) -> Void
 
-    /// Starts at the first step.
-    /// - Parameter script: The script.
-    public init(script: KioskScript) {
-        self.script = script
-    }
-
-    /// Whether every step is done.
-    public var finished: Bool { index >= script.steps.count }
-
-    /// The current step's timeout (a `wait` step gets its own length on top).
-    public var timeout: Double {
-        guard !finished else { return 0 }
-        let step = script.steps[index]
-        return (step.timeout ?? 30) + (step.wait ?? 0)
-    }
-
-    /// Looks at the model and returns what to do now (possibly nothing), advancing the
-    /// step when it is satisfied.
+    /// Creates a runner.
     /// - Parameters:
-    ///   - model: The kiosk's state.
-    ///   - now: The current time (for `wait` steps).
-    /// - Returns: The effects, and a log line per completed step.
-    public mutating func advance(_ model: inout KioskModel, now: Date = Date()) -> (
-        effects: [KioskEffect], log: [String]
-    ) {
-        var effects: [KioskEffect] = []
-        var log: [String] = []
-        while !finished {
-            let step = script.steps[index]
-            if let seconds = step.wait {
-                let until = waitUntil ?? now.addingTimeInterval(seconds)
-                waitUntil = until
-                guard now >= until else { break }
-                waitUntil = nil
-                log.append("{\"event\":\"waited\",\"seconds\":\(seconds)}")
-            } else if let control = step.tap {
-                guard model.current == nil, let item = model.controls.first(where: { $0.id == control }), item.enabled
-                else { break }
-                effects.append(.send(.event(control: item.id)))
-                log.append("{\"event\":\"tap\",\"control\":\(quote(control))}")
-            } else if let title = step.expect {
-                guard let open = model.current, !open.answered, open.modal.title == title else { break }
-                for (offset, text) in (step.fill ?? []).enumerated() where offset < open.fields.count {
-                    for _ in open.fields[offset].text { effects += model.press(.backspace) }
-                    for character in text { effects += model.press(.character(character)) }
-                    effects += model.press(.enter)
-                }
-                while (model.current?.focus ?? 0) < (model.current?.fields.count ?? 0) { effects += model.press(.tab) }
-                if let pick = step.pick, let choice = open.choices.firstIndex(where: { $0.title == pick }) {
-                    guard model.current?.choices[choice].enabled == true else { break }
-                    effects += model.press(.character(Character("\(choice + 1)")))
-                }
-                log.append("{\"event\":\"answered\",\"title\":\(quote(title)),\"pick\":\(quote(step.pick ?? ""))}")
-            } else if let text = step.status {
-                let recent = model.notices.filter { $0.serial > noticesAtStart }
-                guard
-                    let notice = recent.first(where: { $0.text.contains(text) })
-                        ?? model.notices.last(where: { $0.text.contains(text) })
-                else { break }
-                log.append("{\"event\":\"status\",\"text\":\(quote(notice.text))}")
-            }
-            index += 1
-            noticesAtStart = model.lastNoticeSerial
-        }
-        return (effects, log)
+    ///   - script: The script.
+    ///   - robot: The robot on the kiosk's client.
+    ///   - log: Where the JSON lines go.
+    public init(script: KioskScript, robot: ModalRobot, log: @escaping @Sendable (String) -> Void) {
+        self.script = script
+        self.robot = robot
+        self.log = log
     }
 
-    private func quote(_ text: String) -> String {
+    struct TimedOut: Error {}
+
+    /// Runs every step.
+    /// - Returns: 0 when every step was done, 1 when one timed out or failed.
+    public func run() async -> Int32 {
+        do {
+            try await within(30) { try await robot.connected() }
+            log(#"{"event":"welcome"}"#)
+        } catch {
+            log(#"{"event":"timeout","step":0}"#)
+            return 1
+        }
+        for (index, step) in script.steps.enumerated() {
+            do {
+                try await within((step.timeout ?? 30) + (step.wait ?? 0)) { try await perform(step) }
+            } catch is TimedOut {
+                log(#"{"event":"timeout","step":\#(index)}"#)
+                return 1
+            } catch {
+                log(#"{"event":"failed","step":\#(index),"message":\#(Self.quote("\(error)"))}"#)
+                return 1
+            }
+        }
+        log(#"{"event":"done"}"#)
+        return 0
+    }
+
+    private func perform(_ step: KioskScript.Step) async throws {
+        if let seconds = step.wait {
+            try await Task.sleep(for: .milliseconds(Int(seconds * 1_000)))
+            log(#"{"event":"waited","seconds":\#(seconds)}"#)
+        } else if let control = step.tap {
+            try await robot.tap(control)
+            log(#"{"event":"tap","control":\#(Self.quote(control))}"#)
+        } else if let title = step.expect {
+            let dialog = try await robot.dialog("a modal titled \u{201C}\(title)\u{201D}") { $0.title == title }
+            let fields = await dialog.form?.fields.map(\.key) ?? []
+            switch step.fill {
+            case .ordered(let texts)?:
+                for (key, text) in zip(fields, texts) { try await dialog.fill(key, text) }
+            case .keyed(let texts)?:
+                for (key, text) in texts.sorted(by: { $0.key < $1.key }) {
+                    try await dialog.fill(FieldKey(rawValue: key), text)
+                }
+            case nil: break
+            }
+            if let pick = step.pick { try await dialog.choose(.titled(pick)) }
+            log(#"{"event":"answered","title":\#(Self.quote(title)),"pick":\#(Self.quote(step.pick ?? ""))}"#)
+        } else if let text = step.status {
+            let status = try await robot.status(containing: text)
+            log(
+                #"{"event":"status","level":"\#(status.level.rawValue)","text":\#(Self.quote(status.text))}"#)
+        }
+    }
+
+    /// Runs `work`, throwing `TimedOut` after `seconds`.
+    private func within(_ seconds: Double, _ work: @escaping @Sendable () async throws -> Void) async throws {
+        try await withThrowingTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                try await work()
+                return true
+            }
+            group.addTask {
+                try await Task.sleep(for: .milliseconds(Int(seconds * 1_000)))
+                return false
+            }
+            let finished = try await group.next() ?? false
+            group.cancelAll()
+            if !finished { throw TimedOut() }
+        }
+    }
+
+    static func quote(_ text: String) -> String {
         let data = try? JSONEncoder().encode(text)
         return data.map { String(decoding: $0, as: UTF8.self) } ?? "\"\""
     }

@@ -92,57 +92,24 @@ public final class Terminal: @unchecked Sendable {
         FileHandle.standardOutput.write(Data(text.utf8))
     }
 
-    /// Reads keys until end of input, calling `handle` for each (on the calling thread).
+    /// Reads keys until end of input, calling `handle` for each (on the calling thread). A
+    /// lone ESC becomes Escape after `KeyDecoder.escapeTimeout` of quiet; the ESC that
+    /// starts a sequence never does.
     /// - Parameter handle: Called per key.
     public func readKeys(_ handle: (Key) -> Void) {
         var decoder = KeyDecoder()
         var buffer = [UInt8](repeating: 0, count: 256)
         while true {
+            if decoder.hasPending {
+                var descriptor = pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)
+                if poll(&descriptor, 1, KeyDecoder.escapeTimeout) == 0 {
+                    for key in decoder.flush() { handle(key) }
+                    continue
+                }
+            }
             let count = read(STDIN_FILENO, &buffer, buffer.count)
             if count <= 0 { return }
             for key in decoder.feed(Array(buffer[0..<count])) { handle(key) }
         }
-    }
-}
-
-/// Turns terminal bytes into keys (UTF-8 characters, control keys, arrow sequences). Pure.
-public struct KeyDecoder: Sendable {
-    private var pending: [UInt8] = []
-
-    /// Creates a decoder.
-    public init() {}
-
-    /// Feeds bytes.
-    /// - Parameter bytes: What the terminal sent.
-    /// - Returns: The keys they make.
-    public mutating func feed(_ bytes: [UInt8]) -> [Key] {
-        pending += bytes
-        var keys: [Key] = []
-        while !pending.isEmpty {
-            let byte = pending[0]
-            switch byte {
-            case 0x03: keys.append(.interrupt); pending.removeFirst()
-            case 0x09: keys.append(.tab); pending.removeFirst()
-            case 0x0D, 0x0A: keys.append(.enter); pending.removeFirst()
-            case 0x7F, 0x08: keys.append(.backspace); pending.removeFirst()
-            case 0x1B:
-                if pending.count >= 3, pending[1] == 0x5B {
-                    if pending[2] == 0x41 { keys.append(.up) } else if pending[2] == 0x42 { keys.append(.down) }
-                    pending.removeFirst(3)
-                } else {
-                    keys.append(.escape)
-                    pending.removeFirst()
-                }
-            case 0x00..<0x20: pending.removeFirst()
-            default:
-                let length = byte >= 0xF0 ? 4 : byte >= 0xE0 ? 3 : byte >= 0xC0 ? 2 : 1
-                guard pending.count >= length else { return keys }
-                if let text = String(validating: pending[0..<length], as: UTF8.self), let character = text.first {
-                    keys.append(.character(character))
-                }
-                pending.removeFirst(length)
-            }
-        }
-        return keys
     }
 }

@@ -11,7 +11,9 @@ let parser = FlagParser(
         FlagSpec("group", value: "GROUP", help: "the group it belongs to"),
         FlagSpec("token", value: "TOKEN", help: "access token for the host"),
         FlagSpec("ca-file", value: "PATH", help: "PEM certificate authorities to trust for wss://"),
-        FlagSpec("script", value: "FILE", help: "unattended mode: follow this JSON script, log JSON lines"),
+        FlagSpec(
+            "script", value: "FILE",
+            help: "unattended mode: follow this JSON script on the test robot, log JSON lines (docs/kiosk.md)"),
         FlagSpec("affinity", value: "KEY", help: "load balancer routing key (default: the group, else random)"),
     ], environmentPrefix: "KIOSK", maxPositional: 1)
 
@@ -34,8 +36,11 @@ do {
             fail("--\(flag) is longer than the host takes (\(ClientDescription.maxNameBytes) bytes)")
         }
     }
+    // The address as the person is told it: no query (the routing key), never a token.
+    let address = String(url.prefix { $0 != "?" })
     let app = KioskApp(
-        name: flags.string("name") ?? ProcessInfo.processInfo.hostName, group: flags.string("group"), script: script)
+        name: flags.string("name") ?? ProcessInfo.processInfo.hostName, group: flags.string("group"),
+        address: address, script: script)
     exit(
         try app.run(
             url: url, token: flags.string("token"), caFile: flags.string("ca-file"), affinity: flags.string("affinity"))

@@ -122,6 +122,33 @@ struct DropEdgeTests {
         #expect(harness.persisted?.outbox == [])
     }
 
+    @Test func aFreshSessionAfterOneIsSaidEvenWithNothingShownRestartedOrExpired() {
+        var harness = MachineHarness()
+        harness.welcome()
+        #expect(
+            !harness.updates.contains { if case .sessionReplaced = $0 { true } else { false } }, "the first welcome")
+        harness.handle(.linkClosed(attempt: 1, code: 1006, reason: ""))
+        harness.advance(6)
+        harness.welcome("s2", resumed: false)
+        #expect(
+            harness.updates.filter { if case .sessionReplaced = $0 { true } else { false } } == [
+                .sessionReplaced(.restarted)
+            ])
+        let replaced = harness.updates.firstIndex(of: .sessionReplaced(.restarted)) ?? 0
+        let connected = harness.updates.lastIndex(of: .connection(.connected(resumed: false))) ?? 0
+        #expect(replaced < connected, "said before the connection is told")
+        harness.handle(.linkClosed(attempt: harness.attempt, code: 1006, reason: ""))
+        for _ in 0..<20 where harness.now < 140 {
+            harness.advance(6)
+            harness.handle(.linkFailed(attempt: harness.attempt, .refused))
+        }
+        harness.advance(6)
+        harness.welcome("s3", resumed: false)
+        #expect(
+            harness.updates.last { if case .sessionReplaced = $0 { true } else { false } } == .sessionReplaced(.expired)
+        )
+    }
+
     @Test func aSessionThatExpiredWhileAwaySaysExpired() {
         var harness = MachineHarness()
         harness.welcome()

@@ -21,6 +21,21 @@ struct ModalFormTests {
         #expect(throws: FormError.self) { try form.reply(choosing: "Sign Out") }
     }
 
+    @Test func twoFieldsOfOneMeaningAreFilledWhereTheyAre() throws {
+        let modal = ModalDescription.alert(
+            title: "Verify", message: nil,
+            textFields: [
+                TextFieldSpec(kind: .plain, placeholder: "code"), TextFieldSpec(kind: .plain, placeholder: "PIN"),
+            ],
+            actions: [ActionSpec(title: "OK")])
+        var form = ModalForm(id: "m1", modal: modal)
+        try form.fill(fieldAt: 1, "4321")
+        try form.fill(fieldAt: 0, "123456")
+        #expect(form.textFields == ["123456", "4321"], "by meaning both would be the first")
+        #expect(throws: FormError.self) { try form.fill(fieldAt: 2, "x") }
+        #expect(try form.reply(choosing: "OK") == .answer(.action(index: 0, textFields: ["123456", "4321"])))
+    }
+
     @Test func aMailIsCheckedBeforeItIsSent() throws {
         let modal = ModalDescription.mailComposer(
             to: [], cc: [], bcc: [], subject: "Hello", body: "Hi", isHTML: false)

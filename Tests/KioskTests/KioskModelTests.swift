@@ -1,41 +1,27 @@
 import Foundation
+import RemoteModalClient
 import RemoteModalKiosk
 import RemoteModalProtocol
 import Testing
 
-let signIn = ModalDescription.alert(
-    title: "Sign in", message: "Please sign in",
-    textFields: [
-        TextFieldSpec(kind: .email, placeholder: "e-mail"), TextFieldSpec(kind: .password, placeholder: "password"),
-    ],
-    actions: [
-        ActionSpec(title: "Cancel", style: .cancel), ActionSpec(title: "Sign In", enabled: false, preferred: true),
-    ])
-
 @Suite("Kiosk model, screen, keys and scripts (no terminal needed)")
 struct KioskModelTests {
-    func model(with modal: ModalDescription? = nil) -> KioskModel {
-        var model = KioskModel(name: "lobby-1", group: "lobby")
-        model.receive(.welcome(session: "s", resumed: false, retentionSeconds: 60))
-        model.receive(
-            .controls(
-                seq: 1,
-                items: [ControlItem(id: "signIn", title: "Sign in"), ControlItem(id: "contact", title: "Contact us")]))
-        if let modal { model.receive(.present(seq: 2, id: "m1", modal: modal)) }
-        return model
-    }
+    func model(with modal: ModalDescription? = nil) -> Kiosk { welcomed(modal) }
 
     @Test func numberKeysTapControls() {
         var model = model()
-        #expect(model.press(.character("2")) == [.send(.event(control: "contact"))])
+        #expect(model.press(.character("2")) == [(.event(control: "contact"))])
         #expect(model.press(.character("9")).isEmpty)
     }
 
     @Test func typingFillsFieldsSendsInputAndMasksPasswords() {
         var model = model(with: signIn)
-        var effects: [KioskEffect] = []
+        var effects: [ClientMessage] = []
         for character in "ann@x.io" { effects += model.press(.character(character)) }
-        #expect(effects.last == .send(.input(id: "m1", textFields: ["ann@x.io", ""])))
+        // The client core sends at most one input per 100 ms: the latest values when it runs out.
+        model.run(model.machine.handle(.timerFired(.input(id: "m1"))))
+        effects = model.sent
+        #expect(effects.last == (.input(id: "m1", textFields: ["ann@x.io", ""])))
         _ = model.press(.enter)
         for character in "pw" { _ = model.press(.character(character)) }
         let screen = KioskScreen.lines(model, width: 80, height: 40).joined(separator: "\n")
@@ -51,12 +37,12 @@ struct KioskModelTests {
         #expect(model.press(.character("2")).isEmpty)
         model.receive(.update(seq: 3, id: "m1", actions: [true, true]))
         #expect(
-            model.press(.character("2")) == [.send(.result(id: "m1", value: ["action": 1, "textFields": ["", ""]]))])
+            model.press(.character("2")) == [(.result(id: "m1", value: ["action": 1, "textFields": ["", ""]]))])
     }
 
     @Test func escapePicksCancel() {
         var model = model(with: signIn)
-        #expect(model.press(.escape) == [.send(.result(id: "m1", value: ["action": 0, "textFields": ["", ""]]))])
+        #expect(model.press(.escape) == [(.result(id: "m1", value: ["action": 0, "textFields": ["", ""]]))])
     }
 
     @Test func resumedPresentDoesNotOpenTwiceAndDismissCloses() {
@@ -77,16 +63,15 @@ struct KioskModelTests {
         let effects = model.press(.character("3"))
         #expect(
             effects == [
-                .send(
-                    .result(
-                        id: "m1",
-                        value: [
-                            "status": "sent",
-                            "mail": [
-                                "to": ["support@example.com"], "cc": [], "bcc": [], "subject": "Hello",
-                                "body": "Hi\nBo",
-                            ],
-                        ]))
+                (.result(
+                    id: "m1",
+                    value: [
+                        "status": "sent",
+                        "mail": [
+                            "to": ["support@example.com"], "cc": [], "bcc": [], "subject": "Hello",
+                            "body": "Hi\nBo",
+                        ],
+                    ]))
             ])
     }
 
@@ -104,39 +89,5 @@ struct KioskModelTests {
             ])
         #expect(decoder.feed([0xC3]) == [])
         #expect(decoder.feed([0xA9]) == [.character("é")])
-    }
-
-    @Test func scriptTapsAnswersAndWaitsForStatus() throws {
-        let script = try JSONDecoder().decode(
-            KioskScript.self,
-            from: Data(
-                #"[{"tap":"signIn"},{"expect":"Sign in","fill":["a@b.c","pw"],"pick":"Sign In"},{"status":"Signed in"}]"#
-                    .utf8))
-        var runner = ScriptRunner(script: script)
-        var model = model()
-        #expect(runner.advance(&model).effects == [.send(.event(control: "signIn"))])
-        model.receive(.present(seq: 2, id: "m1", modal: signIn))
-        model.receive(.update(seq: 3, id: "m1", actions: [true, true]))
-        let answered = runner.advance(&model).effects
-        #expect(answered.last == .send(.result(id: "m1", value: ["action": 1, "textFields": ["a@b.c", "pw"]])))
-        #expect(!runner.finished)
-        model.receive(.status(seq: 4, level: .success, text: "Signed in as a@b.c"))
-        _ = runner.advance(&model)
-        #expect(runner.finished)
-    }
-}
-
-@Suite("Kiosk script waits")
-struct KioskScriptWaitTests {
-    @Test func waitStepEndsAfterItsTime() throws {
-        let script = try JSONDecoder().decode(KioskScript.self, from: Data(#"[{"wait": 5}, {"tap": "x"}]"#.utf8))
-        var runner = ScriptRunner(script: script)
-        var model = KioskModel(name: "k", group: nil)
-        model.receive(.controls(seq: 1, items: [ControlItem(id: "x", title: "X")]))
-        let start = Date()
-        #expect(runner.advance(&model, now: start).effects.isEmpty)
-        #expect(runner.advance(&model, now: start.addingTimeInterval(4)).effects.isEmpty)
-        #expect(runner.advance(&model, now: start.addingTimeInterval(5)).effects == [.send(.event(control: "x"))])
-        #expect(runner.finished)
     }
 }

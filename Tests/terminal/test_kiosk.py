@@ -11,7 +11,8 @@ import pytest
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "python"))
 from hosts import Host, ROOT  # noqa: E402
 
-KIOSK = os.path.join(ROOT, ".build", "debug", "kiosk")
+# KIOSK_BIN runs the suite against another build (to see a new test fail on the old kiosk).
+KIOSK = os.environ.get("KIOSK_BIN") or os.path.join(ROOT, ".build", "debug", "kiosk")
 
 
 class Tmux:

@@ -1,0 +1,245 @@
+import Foundation
+import RemoteModalClient
+import RemoteModalProtocol
+
+extension KioskModel {
+    /// Applies a key press.
+    /// - Parameters:
+    ///   - key: The key.
+    ///   - now: Seconds on the clock `apply` was given (to tell a key meant for a screen that went).
+    /// - Returns: What to ask of the client core.
+    public mutating func press(_ key: Key, now: Double = 0) -> [KioskIntent] {
+        if key == .interrupt { return [.quit] }
+        if now - changedByItself < Self.lateKeyWindow, acts(key) {
+            // Pressed for the screen that just went (another screen answered it): not acted
+            // on this one, said in words.
+            say(.info, "That key came as the screen changed, so nothing was done. Press it again if you meant it.")
+            return []
+        }
+        clearBanner()
+        guard var open = modals.first else { return pressOnControls(key, now: now) }
+        if key == .escape, open.answered || open.uploading { return leave(open) }
+        defer { if !modals.isEmpty, modals[0].id == open.id { modals[0] = open } }
+        if open.uploadError != nil, open.upload != nil {
+            switch key {
+            case .character("1"), .escape: return leave(open)
+            case .character("2"):
+                open.uploadError = nil
+                return [.retryUpload(id: open.id)]
+            case .character("3"), .enter:
+                // Back to the paths (the default: the same files would be refused again).
+                if !open.fields.isEmpty { open.fields[0].error = open.uploadError }
+                open.uploadError = nil
+                open.upload = nil
+                open.answer = .none
+                open.focus = 0
+                return []
+            default: return []
+            }
+        }
+        guard !open.answered, !open.uploading else { return [] }
+        if key != .escape { open.discardArmed = false }
+        let onChoices = open.focus >= open.fields.count
+        switch key {
+        case .escape:
+            if let refusal = open.escapeRefusal {
+                banner = refusal
+                return []
+            }
+            if open.escapeAsksFirst {
+                open.discardArmed = true
+                banner = "Press Escape again to discard what you wrote."
+                return []
+            }
+            if let cancel = open.choices.firstIndex(where: { $0.style == .cancel && $0.enabled }) {
+                return choose(&open, cancel, now: now)
+            }
+            return leave(open)
+        case .tab, .down:
+            move(&open, to: min(open.fields.count, open.focus + 1))
+        case .backTab, .up:
+            move(&open, to: max(0, open.focus - 1))
+        case .enter:
+            if onChoices {
+                if let choice = open.defaultChoice { return choose(&open, choice, now: now) }
+                if let preferred = open.choices.first(where: { $0.preferred }) {
+                    refuse(preferred, in: open, now: now)
+                } else if case .webAuthentication = open.modal {
+                    banner =
+                        "Sign in with the address above on a phone or a computer; this closes by itself. 1 or Esc cancels."
+                }
+                return []
+            }
+            if open.fields[open.focus].multiline { return edit(&open, now: now) { $0.insert("\n") } }
+            move(&open, to: open.focus + 1)
+        case .backspace: return edit(&open, now: now) { $0.deleteBackward() }
+        case .delete: return edit(&open, now: now) { $0.deleteForward() }
+        case .left, .right, .home, .end:
+            guard !onChoices else { return [] }
+            let field = open.fields[open.focus]
+            let count = field.text.count
+            let caret: Int =
+                switch key {
+                case .left: max(0, field.caret - 1)
+                case .right: min(count, field.caret + 1)
+                case .home: 0
+                default: count
+                }
+            open.fields[open.focus].caret = caret
+        case .character(let character):
+            if onChoices {
+                guard let number = character.wholeNumberValue, open.choices.indices.contains(number - 1) else {
+                    return []
+                }
+                guard open.choices[number - 1].enabled else {
+                    refuse(open.choices[number - 1], in: open, now: now)
+                    return []
+                }
+                return choose(&open, number - 1, now: now)
+            }
+            return edit(&open, now: now) { $0.insert(String(character)) }
+        case .insert, .pageUp, .pageDown, .function, .interrupt:
+            // Keys a form has no use for: ignored, never typed (F1 does not cancel).
+            return []
+        }
+        return []
+    }
+
+    /// Whether a key would act on a screen (choose, tap, leave, move on) rather than type.
+    func acts(_ key: Key) -> Bool {
+        switch key {
+        case .character:
+            guard let open = modals.first else { return true }
+            return open.focus >= open.fields.count || open.answered || open.uploadError != nil
+        case .enter, .escape: return true
+        default: return false
+        }
+    }
+
+    /// Says why a disabled choice cannot be chosen, blaming nobody while the host checks.
+    mutating func refuse(_ choice: ModalForm.Choice, in open: OpenModal, now: Double) {
+        if now - open.typedAt < Self.checkWindow {
+            banner = "Checking with the host whether \u{201C}\(choice.title)\u{201D} can be chosen..."
+        } else if connection != .connected {
+            banner = "\u{201C}\(choice.title)\u{201D} waits for the host, which is not connected."
+        } else {
+            let reason = open.fields.isEmpty ? "right now" : "with what is filled in"
+            banner = "\u{201C}\(choice.title)\u{201D} is not available \(reason)."
+        }
+    }
+
+    private func move(_ open: inout OpenModal, to focus: Int) {
+        open.focus = focus
+        if open.fields.indices.contains(focus) { open.fields[focus].caret = open.fields[focus].text.count }
+    }
+
+    /// Changes the focused field's text at its caret; what was said about the old text goes.
+    private func edit(_ open: inout OpenModal, now: Double, _ change: (inout Editor) -> Void) -> [KioskIntent] {
+        guard open.fields.indices.contains(open.focus) else { return [] }
+        var editor = Editor(text: Array(open.fields[open.focus].text), caret: open.fields[open.focus].caret)
+        change(&editor)
+        open.fields[open.focus].text = String(editor.text)
+        open.fields[open.focus].caret = editor.caret
+        open.fields[open.focus].error = nil
+        guard case .alert = open.modal else { return [] }
+        open.typedAt = now
+        return [.type(id: open.id, textFields: open.fields.map(\.text))]
+    }
+
+    /// Cancels the modal on screen with `failure` `cancelled` and takes it off the screen.
+    mutating func leave(_ open: OpenModal) -> [KioskIntent] {
+        modals.removeAll { $0.id == open.id }
+        abandoned.insert(open.id)
+        return [.answer(id: open.id, .failure(.cancelled, nil))]
+    }
+
+    private mutating func pressOnControls(_ key: Key, now: Double) -> [KioskIntent] {
+        if connection == .refused || connection == .unauthorized, key == .character("r") || key == .character("R") {
+            return [.retryNow]
+        }
+        guard case .character(let character) = key, let number = character.wholeNumberValue,
+            controls.indices.contains(number - 1)
+        else { return [] }
+        let control = controls[number - 1]
+        guard control.enabled else {
+            banner = "\u{201C}\(Self.clean(control.title))\u{201D} is not available right now."
+            return []
+        }
+        lastOwnAction = now
+        return [.tap(control.id)]
+    }
+
+    /// Chooses a choice: the form builds the answer from the fields as filled (by meaning,
+    /// the choice by its title); what it refuses is said under the field it concerns.
+    private mutating func choose(_ open: inout OpenModal, _ index: Int, now: Double) -> [KioskIntent] {
+        guard open.choices.indices.contains(index), open.choices[index].enabled else { return [] }
+        let choice = open.choices[index]
+        var form = open.form
+        // Each field where it is shown (two alert fields may share a meaning).
+        for (index, field) in open.fields.enumerated() where field.key != nil {
+            try? form.fill(fieldAt: index, field.text)
+        }
+        if case .mailComposer(_, _, _, _, let body, true, _) = open.modal, let edited = form.text(.body) {
+            // An HTML body left as shown goes back as the host wrote it; an edited one as HTML
+            // made from the text.
+            try? form.fill(.body, edited == KioskHTML.readableText(body) ? body : KioskHTML.html(fromText: edited))
+        }
+        if Self.isPicker(open.modal), choice.style != .cancel {
+            for index in open.fields.indices { open.fields[index].error = nil }
+            open.uploadError = nil
+            open.reading = true
+            lastOwnAction = now
+            return [.pick(id: open.id, paths: ModalFormText.list(open.fields.first?.text ?? ""))]
+        }
+        do {
+            let reply = try form.reply(choosing: .titled(choice.title))
+            open.answer = connection == .connected ? .sent : .kept
+            lastOwnAction = now
+            return [.answer(id: open.id, reply)]
+        } catch {
+            if case .invalid(let key) = error.code, let field = open.fields.firstIndex(where: { $0.key == key }) {
+                for index in open.fields.indices { open.fields[index].error = nil }
+                open.fields[field].error = error.message
+                open.focus = field
+                open.fields[field].caret = open.fields[field].text.count
+            } else {
+                banner = error.message
+            }
+            return []
+        }
+    }
+}
+
+/// A field's text and caret while a key edits it.
+struct Editor {
+    var text: [Character]
+    var caret: Int
+
+    init(text: [Character], caret: Int) {
+        self.text = text
+        self.caret = min(max(0, caret), text.count)
+    }
+
+    mutating func insert(_ string: String) {
+        text.insert(contentsOf: Array(string), at: caret)
+        caret += string.count
+    }
+
+    mutating func deleteBackward() {
+        guard caret > 0 else { return }
+        text.remove(at: caret - 1)
+        caret -= 1
+    }
+
+    mutating func deleteForward() {
+        guard caret < text.count else { return }
+        text.remove(at: caret)
+    }
+}
+
+/// Splitting a comma-separated line as the forms do.
+enum ModalFormText {
+    static func list(_ text: String) -> [String] {
+        text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+    }
+}

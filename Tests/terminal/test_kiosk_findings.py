@@ -1,0 +1,378 @@
+"""Issue #32's kiosk findings, each as a person meets it in a real terminal (tmux), against a
+scripted host (exact messages, what the kiosk sends recorded) or a real modal-host: escape
+sequences, a late key, a hidden form, the words after an outage, a silent host, repeated
+notices, what a picker reads, the default after a refusal, the sign-in screen, a flood."""
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "python"))
+from hosts import ROOT, Host, free_port  # noqa: E402
+from test_kiosk import KIOSK, Tmux  # noqa: E402
+from test_kiosk_options import ScriptedHost  # noqa: E402
+from test_kiosk_unattended import Proxy, start_host  # noqa: E402
+
+ARTIFACTS = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "artifacts",
+                         "terminal")
+
+
+def capture(terminal, name):
+    """Keeps what the person saw, for a reader of the test run."""
+    os.makedirs(ARTIFACTS, exist_ok=True)
+    with open(os.path.join(ARTIFACTS, f"finding-{name}.txt"), "w") as out:
+        out.write(terminal.screen())
+
+
+@pytest.fixture
+def scripted():
+    host = ScriptedHost()
+    terminal = Tmux(f"kiosk-findings-{os.getpid()}-{time.monotonic_ns()}",
+                    f"{KIOSK} ws://127.0.0.1:{host.port}/ws --name lobby-1")
+    terminal.wait_for("| connected")
+    assert host.ready.wait(10)
+    yield host, terminal
+    terminal.close()
+    host.close()
+
+
+def sent(host, type_, seconds):
+    """Every message of a type the kiosk sent within `seconds`."""
+    found = []
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        try:
+            message = host.inbox.get(timeout=0.1)
+        except Exception:
+            continue
+        if message["type"] == type_:
+            found.append(message)
+    return found
+
+
+def test_escape_sequences_move_the_caret_and_never_type(scripted):
+    host, kiosk = scripted
+    host.present("m1", {"kind": "alert", "title": "Your e-mail", "message": None,
+                        "textFields": [{"kind": "email", "placeholder": "e-mail", "text": None}],
+                        "actions": [{"title": "Cancel", "style": "cancel", "enabled": True, "preferred": False},
+                                    {"title": "OK", "style": "default", "enabled": True, "preferred": True}]})
+    kiosk.wait_for("== Your e-mail ==")
+    kiosk.keys("xbobexample.com")
+    kiosk.wait_for("e-mail: xbobexample.com_")
+    # Home, then Delete removes the x; Right three times and the @ goes where it belongs.
+    kiosk.keys("Home", "DC", "Right", "Right", "Right", "@")
+    # Keys a field has no use for: ignored, never typed; F1 does not cancel.
+    kiosk.keys("F1", "F2", "F5", "F10", "F12", "IC", "PPage", "NPage", "End", "Left", "Right")
+    kiosk.keys("-l", "\x1b[99~")  # a sequence nobody knows
+    kiosk.keys("-l", "\x1b[1;5D")  # Ctrl-Left
+    kiosk.keys("-l", "\x1bOQ")  # F2 in SS3 form
+    kiosk.keys("End")
+    kiosk.wait_for("e-mail: bob@example.com_")
+    time.sleep(0.5)
+    screen = kiosk.screen()
+    capture(kiosk, "escape-sequences")
+    assert "~" not in screen, screen
+    assert "== Your e-mail ==" in screen, "F1 or another key cancelled the dialog"
+    kiosk.keys("Enter", "Enter")
+    result = host.expect("result")
+    assert result["value"] == {"action": 1, "textFields": ["bob@example.com"]}
+
+
+def test_a_lone_escape_still_cancels(scripted):
+    host, kiosk = scripted
+    host.present("m1", {"kind": "alert", "title": "Leave?", "message": None, "textFields": [],
+                        "actions": [{"title": "Cancel", "style": "cancel", "enabled": True, "preferred": False}]})
+    kiosk.wait_for("== Leave? ==")
+    kiosk.keys("Escape")
+    assert host.expect("result")["value"] == {"action": 0, "textFields": []}
+
+
+def test_a_key_for_a_screen_that_went_is_dropped_with_a_word(scripted):
+    host, kiosk = scripted
+    host.send({"type": "controls", "items": [
+        {"id": "signIn", "title": "Sign in", "style": "default", "enabled": True, "busy": False},
+        {"id": "contact", "title": "Contact us", "style": "default", "enabled": True, "busy": False}]})
+    kiosk.wait_for("[1] Sign in")
+    host.present("approval", {"kind": "alert", "title": "Approve request?", "message": "lobby-2 asks",
+                              "textFields": [],
+                              "actions": [{"title": "Approve", "style": "default", "enabled": True},
+                                          {"title": "Reject", "style": "destructive", "enabled": True}]})
+    kiosk.wait_for("== Approve request? ==")
+    time.sleep(3.5)  # the person reads it; nothing pressed
+    # Another screen of the group answers it; the person's "1" (Approve) lands just after.
+    host.send({"type": "dismiss", "id": "approval", "reason": "resolved"})
+    kiosk.keys("1")
+    kiosk.wait_for("That key came as the screen changed, so nothing was done.")
+    capture(kiosk, "late-key")
+    assert sent(host, "event", 1.5) == [], "the late 1 tapped Sign in"
+    assert "== Sign in ==" not in kiosk.screen()
+    # Pressed again on purpose, it acts.
+    kiosk.keys("1")
+    assert host.expect("event")["control"] == "signIn"
+
+
+def test_no_input_while_the_form_cannot_be_shown(scripted):
+    host, kiosk = scripted
+    host.present("m1", {"kind": "mailComposer", "to": [], "cc": [], "bcc": [], "subject": "Hi", "body": "",
+                        "isHTML": False})
+    kiosk.wait_for("== New mail ==")
+    subprocess.run(["tmux", "resize-window", "-t", kiosk.name, "-x", "40", "-y", "12"], check=True)
+    kiosk.wait_for("Terminal too small")
+    kiosk.wait_for("Keys are ignored")
+    capture(kiosk, "too-small")
+    kiosk.keys("bob@example.com", "Escape")
+    time.sleep(0.3)
+    kiosk.keys("Escape")
+    time.sleep(0.5)
+    subprocess.run(["tmux", "resize-window", "-t", kiosk.name, "-x", "100", "-y", "30"], check=True)
+    kiosk.wait_for("== New mail ==")
+    assert "> To: _" in kiosk.screen(), kiosk.screen()
+    assert sent(host, "result", 1) == [], "the unseen mail was discarded"
+
+
+def test_an_unreachable_host_shows_its_address_and_why():
+    port = free_port()
+    terminal = Tmux(f"kiosk-unreachable-{os.getpid()}-{time.monotonic_ns()}",
+                    f"{KIOSK} ws://127.0.0.1:{port}/ws --name lobby-1")
+    try:
+        terminal.wait_for(f"Cannot reach the host at ws://127.0.0.1:{port}/ws: nothing answers there", seconds=15)
+        terminal.wait_for("(connection refused)")
+        capture(terminal, "unreachable")
+        assert "| reconnecting" in terminal.screen()
+    finally:
+        terminal.close()
+
+
+def test_an_answer_given_offline_is_said_kept_until_it_is_sent():
+    host = Host("--retention", "30")
+    proxy = Proxy(host.port)
+    terminal = Tmux(f"kiosk-offline-{os.getpid()}-{time.monotonic_ns()}",
+                    f"{KIOSK} ws://127.0.0.1:{proxy.port}/ws --name lobby-1 --group lobby")
+    try:
+        terminal.wait_for("[3] Choose country")
+        terminal.keys("3")
+        terminal.wait_for("== Choose a country ==")
+        proxy.cut(refuse_seconds=6)
+        terminal.wait_for("| reconnecting", seconds=10)
+        terminal.keys("2")
+        terminal.wait_for("(answer kept: it goes to the host as soon as it is back)")
+        capture(terminal, "answer-kept-offline")
+        assert "(answer sent" not in terminal.screen()
+        terminal.wait_for("Country: Japan", seconds=30)
+    finally:
+        terminal.close()
+        proxy.close()
+        host.stop()
+
+
+def test_back_after_the_retention_it_says_the_session_expired_not_that_the_host_restarted():
+    port = free_port()
+    host = start_host_with(port, "--retention", "2")
+    terminal = Tmux(f"kiosk-expired-{os.getpid()}-{time.monotonic_ns()}",
+                    f"{KIOSK} ws://127.0.0.1:{port}/ws --name lobby-1 --group lobby")
+    try:
+        terminal.wait_for("[3] Choose country", seconds=15)
+        terminal.keys("3")
+        terminal.wait_for("== Choose a country ==")
+        host.stop()
+        terminal.wait_for("| reconnecting", seconds=10)
+        time.sleep(5)  # longer than the session's 2 s retention
+        host = start_host_with(port, "--retention", "2")
+        terminal.wait_for("| connected", seconds=15)
+        terminal.wait_for("The session expired while this kiosk was offline: \u201cChoose a country\u201d was cancelled.")
+        capture(terminal, "session-expired")
+        assert "The host restarted" not in terminal.screen()
+    finally:
+        terminal.close()
+        host.stop()
+
+
+def start_host_with(port, *flags):
+    server = Host.__new__(Host)
+    server.port = port
+    binary = os.path.join(ROOT, ".build", "debug", "modal-host")
+    server.process = subprocess.Popen([binary, "--port", str(port), "--log-level", "warning", *flags],
+                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return server
+
+
+def test_a_silent_host_is_said_not_answering_and_the_person_is_not_blamed():
+    port = free_port()
+    host = start_host(port)
+    terminal = Tmux(f"kiosk-silent-{os.getpid()}-{time.monotonic_ns()}",
+                    f"{KIOSK} ws://127.0.0.1:{port}/ws --name lobby-1 --group lobby")
+    try:
+        terminal.wait_for("[1] Sign in")
+        terminal.keys("1")
+        terminal.wait_for("== Sign in ==")
+        host.process.send_signal(signal.SIGSTOP)  # the host stalls, its TCP connection open
+        # Typed, then Enter on Sign In at once: the host has not said yet, nobody is blamed.
+        terminal.keys("ann@example.com", "Enter", "pw", "Enter", "Enter")
+        terminal.wait_for("Checking with the host whether \u201cSign In\u201d can be chosen...")
+        terminal.keys("1")  # Cancel: an answer, which the host answers at once when it is alive
+        terminal.wait_for("the host is not answering (no reply in 10 s)", seconds=20)
+        capture(terminal, "silent-host")
+        assert "not available with what is filled in" not in terminal.screen(), terminal.screen()
+        host.process.send_signal(signal.SIGCONT)
+        terminal.wait_for("| connected", seconds=20)
+        terminal.wait_for("Controls (press a number):", seconds=20)
+    finally:
+        try:
+            host.process.send_signal(signal.SIGCONT)
+        except ProcessLookupError:
+            pass
+        terminal.close()
+        host.stop()
+
+
+def test_identical_notices_collapse_with_a_count_and_a_time(scripted):
+    host, kiosk = scripted
+    for _ in range(6):
+        host.send({"type": "status", "level": "info", "text": "Photos cancelled"})
+    kiosk.wait_for("Photos cancelled  (6 times, last at ")
+    capture(kiosk, "notices")
+    assert kiosk.screen().count("Photos cancelled") == 1
+    assert re.search(r"last at \d\d:\d\d:\d\d\)", kiosk.screen())
+
+
+@pytest.mark.parametrize("path", ["/proc/self/status", "/dev/zero", "/sys/kernel/mm/transparent_hugepage/enabled"])
+def test_a_picker_reads_ordinary_files_only_and_says_what_it_refused(scripted, path):
+    host, kiosk = scripted
+    host.present("p1", {"kind": "photoPicker", "selectionLimit": 1, "filter": ["image"], "maxBytes": 10485760},
+                 uploadWindow=8)
+    kiosk.wait_for("== Choose photos ==")
+    kiosk.keys(path, "Enter", "Enter")
+    place = "/" + path.split("/")[1]
+    kiosk.wait_for(f"Not sent: {path} is in {place}, a system place;")
+    capture(kiosk, "picker-" + place.strip("/"))
+    assert sent(host, "upload", 1) == []
+
+
+def test_after_a_refused_file_enter_chooses_other_files(tmp_path):
+    host = Host("--retention", "30")
+    kiosk = Tmux(f"kiosk-refused-{os.getpid()}-{time.monotonic_ns()}",
+                 f"{KIOSK} ws://127.0.0.1:{host.port}/ws --name lobby-1 --group lobby")
+    try:
+        notes = tmp_path / "notes.txt"
+        notes.write_bytes(b"not a photo\n" * 100)
+        kiosk.wait_for("[4] Send photos")
+        kiosk.keys("4")
+        kiosk.wait_for("== Choose photos ==")
+        kiosk.keys(str(notes), "Enter", "Enter")
+        kiosk.wait_for("[3] Choose other files  <- Enter")
+        capture(kiosk, "refused-file")
+        assert "[2] Try again  <- Enter" not in kiosk.screen()
+        kiosk.keys("Enter")
+        kiosk.wait_for(f"> Files: {notes}")
+        kiosk.wait_for("    ^ only images are accepted here")
+    finally:
+        kiosk.close()
+        host.stop()
+
+
+def test_the_sign_in_screen_enter_does_not_cancel_and_refuses_a_script_address(scripted):
+    host, kiosk = scripted
+    host.present("w1", {"kind": "webAuthentication", "url": "https://id.example.com/authorize?client_id=k",
+                        "callbackURL": "https://kiosk.example/cb"})
+    kiosk.wait_for("== Sign in with your provider ==")
+    kiosk.keys("Enter")
+    kiosk.wait_for("Sign in with the address above on a phone or a computer")
+    assert sent(host, "failure", 1) == [], "Enter cancelled the sign-in"
+    kiosk.keys("1")
+    assert host.expect("failure")["code"] == "cancelled"
+    host.send({"type": "dismiss", "id": "w1", "reason": "resolved"})
+    kiosk.wait_for("Controls (press a number):")
+    host.present("w2", {"kind": "webAuthentication", "url": "javascript:alert(document.cookie)",
+                        "callbackURL": "https://kiosk.example/cb"})
+    kiosk.wait_for("its address is not a web address")
+    capture(kiosk, "script-address")
+    assert "javascript:" not in kiosk.screen()
+
+
+def kiosk_pid(terminal):
+    return int(subprocess.run(["tmux", "display-message", "-p", "-t", terminal.name, "#{pane_pid}"],
+                              capture_output=True, text=True, check=True).stdout.strip())
+
+
+def rss_kib(pid):
+    with open(f"/proc/{pid}/status") as status:
+        return next(int(line.split()[1]) for line in status if line.startswith("VmRSS:"))
+
+
+def test_a_hostile_flood_stays_bounded_in_memory_and_ctrl_c_works(scripted):
+    host, kiosk = scripted
+    pid = kiosk_pid(kiosk)
+    before = rss_kib(pid)
+    text = "flood " + "x" * 200
+
+    async def flood():
+        for index in range(100_000):
+            host.seq += 1
+            await host.connection.send(json.dumps({"type": "status", "level": "info", "text": f"{text} {index}",
+                                                   "seq": host.seq}))
+
+    import asyncio
+    asyncio.run_coroutine_threadsafe(flood(), host.loop).result(120)
+    peak = rss_kib(pid)
+    print(f"kiosk RSS before {before} KiB, after 100,000 statuses of 220 bytes: {peak} KiB")
+    # The kiosk before the client core grew by about 48 MB here (and Ctrl-C waited behind the flood).
+    assert peak - before < 40 * 1024, f"grew by {peak - before} KiB"
+    kiosk.keys("C-c")
+    deadline = time.time() + 5
+    while kiosk.alive() and time.time() < deadline:
+        time.sleep(0.1)
+    assert not kiosk.alive(), "Ctrl-C did not end the kiosk under a flood"
+
+
+def picture(rows, path, light_glyphs):
+    """The captured rows as a dark terminal shows them: a glyph's half is its foreground
+    (light), the rest the background (dark); 4 pixels a module."""
+    from PIL import Image
+    width = max(len(row) for row in rows)
+    image = Image.new("L", (width * 4, len(rows) * 8), 0)
+    for y, row in enumerate(rows):
+        for x, character in enumerate(row):
+            top = character in "\u2588\u2580"
+            bottom = character in "\u2588\u2584"
+            for half, lit in ((0, top), (1, bottom)):
+                if lit == light_glyphs:
+                    image.paste(255, (x * 4, y * 8 + half * 4, x * 4 + 4, y * 8 + half * 4 + 4))
+    framed = Image.new("L", (image.width + 32, image.height + 32), 0)
+    framed.paste(image, (16, 16))
+    framed.save(path)
+
+
+@pytest.mark.skipif(not os.path.exists("/usr/bin/zbarimg"), reason="zbarimg (Debian's zbar-tools) is not installed")
+def test_without_colour_the_qr_code_decodes_on_a_dark_terminal(tmp_path):
+    host = ScriptedHost()
+    url = "https://id.example.com/authorize?client_id=kiosk&state=abc123&redirect_uri=https%3A%2F%2Fk.example%2Fcb"
+    terminal = Tmux(f"kiosk-qr-nocolor-{os.getpid()}-{time.monotonic_ns()}",
+                    f"env NO_COLOR=1 {KIOSK} ws://127.0.0.1:{host.port}/ws --name lobby-1")
+    try:
+        subprocess.run(["tmux", "resize-window", "-t", terminal.name, "-x", "120", "-y", "50"], check=True)
+        terminal.wait_for("| connected")
+        assert host.ready.wait(10)
+        host.present("w1", {"kind": "webAuthentication", "url": url, "callbackURL": "https://k.example/cb"})
+        terminal.wait_for(url)
+        time.sleep(0.4)
+        lines = terminal.screen().splitlines()
+        start = next(i for i, line in enumerate(lines) if line.startswith("http")) + 1
+        end = next(i for i, line in enumerate(lines) if "[1] Cancel" in line)
+        rows = [line for line in lines[start:end] if line.strip() or any(c in line for c in "\u2588\u2580\u2584")]
+        capture(terminal, "qr-no-colour")
+        image = tmp_path / "qr.png"
+        # A dark terminal: glyphs light. The code must decode as the person's phone sees it.
+        picture(rows, image, light_glyphs=True)
+        os.makedirs(ARTIFACTS, exist_ok=True)
+        subprocess.run(["cp", str(image), os.path.join(ARTIFACTS, "finding-qr-no-colour.png")], check=True)
+        decoded = subprocess.run(["zbarimg", "--quiet", "--raw", str(image)], capture_output=True, text=True)
+        assert decoded.stdout.strip() == url, f"zbarimg: {decoded.stdout!r} {decoded.stderr!r}"
+    finally:
+        terminal.close()
+        host.close()
