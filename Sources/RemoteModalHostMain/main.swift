@@ -58,6 +58,14 @@ do {
             host.shutdown()
         }
     }
+} catch let error as WebSocketError {
+    // The library's words, and what to change on this command line.
+    if case .cannotListen = error {
+        fail(
+            "cannot start: \(error); another modal-host or `make demo`? choose a port with --port, an address with --host"
+        )
+    }
+    fail("cannot start: \(error)")
 } catch {
     fail("cannot start: \(error)")
 }

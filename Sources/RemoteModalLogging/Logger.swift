@@ -72,10 +72,9 @@ public struct Logger: Sendable {
     ///   - message: The text.
     public func log(_ level: LogLevel, _ message: @autoclosure () -> String) {
         guard isEnabled(level) else { return }
-        let time = Date().formatted(.iso8601.time(includingFractionalSeconds: true))
         // Defence in depth: whatever a message holds, the line stays one line with no
         // terminal control (client strings are also quoted with `logSafe`).
-        settings.write("\(time) \(level.name) [\(label)] \(escapeLogLine(message()))")
+        settings.emit(LogRecord(level: level, label: label, message: escapeLogLine(message())))
     }
 
     /// Writes a `trace` line.
@@ -95,9 +94,31 @@ public struct Logger: Sendable {
     public func error(_ message: @autoclosure () -> String) { log(.error, message()) }
 }
 
+/// One event, for an application that sends the host's logs to its own logging system
+/// (`LoggerSettings.setHandler(_:)`).
+public struct LogRecord: Sendable, Equatable {
+    /// The level.
+    public var level: LogLevel
+    /// The component (`host`, `transport`, `lws`, ...).
+    public var label: String
+    /// The text: one line, no terminal control, secrets already shortened.
+    public var message: String
+}
+
 /// The level and destination shared by a set of loggers.
+///
+/// An application on swift-log (or any other logging system) takes the records instead of
+/// formatted lines:
+///
+/// ```swift
+/// LoggerSettings.shared.setHandler { record in
+///     appLogger.log(level: record.level == .error ? .error : .info, "\(record.message)",
+///                   metadata: ["component": "\(record.label)"])
+/// }
+/// ```
 public final class LoggerSettings: Sendable {
     private let state: Locked<(level: LogLevel, sink: Boxed<Logger.Sink>)>
+    private let handler = Locked<Boxed<@Sendable (LogRecord) -> Void>?>(nil)
 
     /// The process-wide settings: level `info`, lines to standard error.
     public static let shared = LoggerSettings(level: .info)
@@ -119,6 +140,18 @@ public final class LoggerSettings: Sendable {
     /// Replaces where lines go.
     /// - Parameter sink: The new destination.
     public func setSink(_ sink: @escaping Logger.Sink) { state.withLock { $0.sink = Boxed(sink) } }
+
+    /// Sends records to `handler` instead of lines to the sink (`nil`: lines again).
+    /// - Parameter handler: Called for each record at or above `level`, on the thread that logs.
+    public func setHandler(_ handler: (@Sendable (LogRecord) -> Void)?) {
+        self.handler.withLock { $0 = handler.map(Boxed.init) }
+    }
+
+    func emit(_ record: LogRecord) {
+        if let handler = handler.withLock({ $0 }) { return handler.value(record) }
+        let time = Date().formatted(.iso8601.time(includingFractionalSeconds: true))
+        write("\(time) \(record.level.name) [\(record.label)] \(record.message)")
+    }
 
     func write(_ line: String) {
         let sink = state.withLock { $0.sink }

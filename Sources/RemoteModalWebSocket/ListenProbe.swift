@@ -20,7 +20,7 @@ enum ListenProbe {
         address.sin_port = in_port_t(UInt16(truncatingIfNeeded: port)).bigEndian
         let literal = host == "localhost" ? "127.0.0.1" : host
         guard inet_pton(AF_INET, literal, &address.sin_addr) == 1 else {
-            return "'\(host)' is not an IPv4 address this host can bind (use --host 0.0.0.0 or an address it has)"
+            return "'\(host)' is not an IPv4 address this machine can bind (0.0.0.0, or an address it has)"
         }
         let result = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
@@ -30,9 +30,9 @@ enum ListenProbe {
         guard result != 0 else { return nil }
         switch errno {
         case EADDRINUSE:
-            return "the port is already in use (another modal-host, or `make demo`? choose one with --port)"
+            return "the port is already in use (another server listens there: stop it, or choose another port)"
         case EACCES: return "not allowed to listen on this port (ports below 1024 need privileges)"
-        case EADDRNOTAVAIL: return "this machine has no address \(host) (see --host)"
+        case EADDRNOTAVAIL: return "this machine has no address \(host)"
         default: return String(cString: strerror(errno))
         }
     }

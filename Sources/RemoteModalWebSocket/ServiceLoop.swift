@@ -177,7 +177,14 @@ final class ServiceLoop: @unchecked Sendable {
 
     /// Creates the context on a new service thread and waits until it listens.
     func start() throws {
-        try eventLoop.checkAvailable()
+        do {
+            try eventLoop.checkAvailable()
+            try checkWebRoot()
+        } catch {
+            // No thread was started: stop() (the owner's deinit) must not wait for one.
+            shared.withLock { $0.stopping = true }
+            throw error
+        }
         let failure = Locked<(any Error)?>(nil)
         let thread = Thread { [self] in
             serviceThreadID.store(UInt(pthread_self()), ordering: .releasing)

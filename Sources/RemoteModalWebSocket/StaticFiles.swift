@@ -79,3 +79,22 @@ struct StaticFiles: Sendable {
         }
     }
 }
+
+extension ServiceLoop {
+    /// A configured web root must be a folder, or every request for the page would be
+    /// answered with an error while the server looked healthy; one without `index.html` is
+    /// worth a warning (`/` then answers 404).
+    /// - Throws: `WebSocketError.webRootMissing` naming the absolute path.
+    func checkWebRoot() throws {
+        guard case .server(let configuration) = role, let root = configuration.webRoot else { return }
+        let absolute = URL(fileURLWithPath: root).standardizedFileURL.path
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: absolute, isDirectory: &isFolder), isFolder.boolValue else {
+            throw WebSocketError.webRootMissing(path: absolute)
+        }
+        let index = URL(fileURLWithPath: absolute).appendingPathComponent("index.html").path
+        if !FileManager.default.fileExists(atPath: index) {
+            logger.warning("the web root '\(absolute)' has no index.html: / will answer 404")
+        }
+    }
+}

@@ -15,6 +15,8 @@ public enum WebSocketError: Error, Equatable, Sendable {
     /// The event loop's libwebsockets plugin is not installed: the backend, the plugin file
     /// and the Debian package that ships it.
     case eventLibraryMissing(backend: String, plugin: String, package: String)
+    /// `webRoot` names no folder (a relative path counts from the current folder).
+    case webRootMissing(path: String)
 }
 
 extension WebSocketError: CustomStringConvertible {
@@ -29,6 +31,9 @@ extension WebSocketError: CustomStringConvertible {
         case .eventLibraryMissing(let backend, let plugin, let package):
             "the \(backend) event loop needs libwebsockets' plugin \(plugin), which is not installed "
                 + "(apt-get install \(package)); or run on libwebsockets' poll() loop (--event-loop poll)"
+        case .webRootMissing(let path):
+            "the web root '\(path)' is not a folder: set webRoot to the folder that holds the page"
+                + " (this repository's web/), or to nil to serve no page"
         }
     }
 }

@@ -74,24 +74,31 @@ def test_a_cut_mid_upload_resumes_where_the_host_stopped(host, proxy, page, tmp_
     page.assert_no_bad_message()
 
 
-def test_cancel_mid_upload_ends_the_modal_with_cancelled(host, page, tmp_path):
-    make_big_file(tmp_path / "big.png", SIZE)
-    page.open(host.base)
-    dialog = pick(page, tmp_path / "big.png")
-    modal_id = page.modal_id(dialog)
-    page.button(dialog, "Send").click()
-    page.wait(30).until(lambda d: acked_fraction(dialog) > 0.1)
-    page.both_schemes("upload-in-progress")
-    page.button(dialog, "Cancel").click()
-    page.wait_toast("Photos cancelled")
-    page.no_dialog()
-    answers = page.answers(modal_id)
-    assert answers == [{"type": "failure", "id": modal_id, "code": "cancelled"}], answers
-    sent_before = len(page.sent("upload", id=modal_id))
-    time.sleep(0.5)
-    assert len(page.sent("upload", id=modal_id)) == sent_before, "nothing is sent after Cancel"
-    page.wait_idle("photo")
-    page.assert_no_bad_message()
+def test_cancel_mid_upload_ends_the_modal_with_cancelled(page, tmp_path):
+    # 2 MB/s, so the 9.5 MB are still going up while the screenshots are taken and Cancel is
+    # pressed (at the default 32 MiB/s the host now takes them in well under a second).
+    slow = RestartableHost("--web-root", "web", "--upload-rate", "2000000")
+    try:
+        make_big_file(tmp_path / "big.png", SIZE)
+        page.open(slow.base)
+        dialog = pick(page, tmp_path / "big.png")
+        modal_id = page.modal_id(dialog)
+        page.button(dialog, "Send").click()
+        page.wait(30).until(lambda d: acked_fraction(dialog) > 0.1)
+        page.both_schemes("upload-in-progress")
+        assert acked_fraction(dialog) < 1, "the upload ended before Cancel could be pressed"
+        page.button(dialog, "Cancel").click()
+        page.wait_toast("Photos cancelled")
+        page.no_dialog()
+        answers = page.answers(modal_id)
+        assert answers == [{"type": "failure", "id": modal_id, "code": "cancelled"}], answers
+        sent_before = len(page.sent("upload", id=modal_id))
+        time.sleep(0.5)
+        assert len(page.sent("upload", id=modal_id)) == sent_before, "nothing is sent after Cancel"
+        page.wait_idle("photo")
+        page.assert_no_bad_message()
+    finally:
+        slow.stop()
 
 
 def test_a_refused_upload_is_shown_with_retry_and_cancel(host, page, tmp_path):
