@@ -76,11 +76,20 @@ def test_a_lost_session_is_said():
         again.stop()
 
 
-def test_an_upload_keeps_the_window_and_resumes_from_what_the_host_holds(demo_host):
+@pytest.fixture
+def slow_upload_host():
+    # 300 KB at 100 KB/s: the drop below lands mid-upload (at the default 32 MiB/s the host
+    # took the whole file before the client could cut the connection).
+    host = Host("--retention", "5", "--upload-rate", "100000")
+    yield host
+    host.stop()
+
+
+def test_an_upload_keeps_the_window_and_resumes_from_what_the_host_holds(slow_upload_host):
     data = bytes((i * 7) % 251 for i in range(300_000))
 
     async def scenario():
-        client = ModalClient(demo_host.url, name="pkg", capabilities=["photoPicker"], on_message=checked)
+        client = ModalClient(slow_upload_host.url, name="pkg", capabilities=["photoPicker"], on_message=checked)
         await client.connect()
         await client.tap("photo")
         present = await client.expect("present")
@@ -89,6 +98,7 @@ def test_an_upload_keeps_the_window_and_resumes_from_what_the_host_holds(demo_ho
         # Drop the connection once a few chunks are acknowledged.
         while not any(m["type"] == "uploadAck" for m in client.connection.inbox[-5:]):
             await asyncio.sleep(0.01)
+        assert not upload_task.done(), "the upload ended before the drop"
         client.connection.ws.transport.abort()
         upload = await upload_task
         assert upload.max_in_flight <= window
