@@ -89,7 +89,11 @@ public final class KioskApp: Sendable {
             // bounded buffer, and frames are drawn at most every 20 ms.
             for await update in client.events {
                 let now = seconds()
-                state.withLock { $0.model.apply(update, now: now) }
+                let due = state.withLock { state in
+                    state.model.apply(update, now: now)
+                    return state.model.takeDueChoice(now: now)
+                }
+                for intent in due { perform(intent) }
                 scheduleRender()
             }
         }
@@ -118,6 +122,13 @@ public final class KioskApp: Sendable {
         }
         for intent in intents { perform(intent) }
         scheduleRender()
+        // Once the check window ends: "(checking…)" becomes what the host last said, and a
+        // choice kept for the check is refused in words if the host never enabled it.
+        renderQueue.asyncAfter(deadline: .now() + KioskModel.checkWindow + 0.05) { [self] in
+            let due = state.withLock { $0.model.takeDueChoice(now: seconds()) }
+            for intent in due { perform(intent) }
+            scheduleRender()
+        }
     }
 
     private func perform(_ intent: KioskIntent) {

@@ -16,7 +16,9 @@ extension KioskModel {
             say(.info, "That key came as the screen changed, so nothing was done. Press it again if you meant it.")
             return []
         }
+        tick(now: now)
         clearBanner()
+        pendingChoice = nil
         guard var open = modals.first else { return pressOnControls(key, now: now) }
         if key == .escape, open.answered || open.uploading { return leave(open) }
         defer { if !modals.isEmpty, modals[0].id == open.id { modals[0] = open } }
@@ -62,7 +64,7 @@ extension KioskModel {
         case .enter:
             if onChoices {
                 if let choice = open.defaultChoice { return choose(&open, choice, now: now) }
-                if let preferred = open.choices.first(where: { $0.preferred }) {
+                if let preferred = open.choices.firstIndex(where: { $0.preferred }) {
                     refuse(preferred, in: open, now: now)
                 } else if case .webAuthentication = open.modal {
                     banner =
@@ -92,7 +94,7 @@ extension KioskModel {
                     return []
                 }
                 guard open.choices[number - 1].enabled else {
-                    refuse(open.choices[number - 1], in: open, now: now)
+                    refuse(number - 1, in: open, now: now)
                     return []
                 }
                 return choose(&open, number - 1, now: now)
@@ -116,10 +118,14 @@ extension KioskModel {
         }
     }
 
-    /// Says why a disabled choice cannot be chosen, blaming nobody while the host checks.
-    mutating func refuse(_ choice: ModalForm.Choice, in open: OpenModal, now: Double) {
+    /// Says why a disabled choice cannot be chosen, blaming nobody while the host checks: a
+    /// choice pressed while the host has not yet judged what was just typed is kept, and
+    /// chosen as soon as the host enables it (`takeDueChoice`), as the page does.
+    mutating func refuse(_ index: Int, in open: OpenModal, now: Double) {
+        let choice = open.choices[index]
         if now - open.typedAt < Self.checkWindow {
             banner = "Checking with the host whether \u{201C}\(choice.title)\u{201D} can be chosen..."
+            pendingChoice = PendingChoice(id: open.id, index: index, until: open.typedAt + Self.checkWindow)
         } else if connection != .connected {
             banner = "\u{201C}\(choice.title)\u{201D} waits for the host, which is not connected."
         } else {
@@ -167,6 +173,33 @@ extension KioskModel {
         }
         lastOwnAction = now
         return [.tap(control.id)]
+    }
+
+    /// A choice pressed while the host was checking, now enabled: chosen; past its window and
+    /// still disabled: refused in words. Call after each update from the client core.
+    /// - Parameter now: The client's clock.
+    /// - Returns: What to do (the answer), if anything.
+    public mutating func takeDueChoice(now: Double) -> [KioskIntent] {
+        tick(now: now)
+        guard let pending = pendingChoice else { return [] }
+        guard let index = modals.firstIndex(where: { $0.id == pending.id }), !modals[index].answered,
+            modals[index].choices.indices.contains(pending.index)
+        else {
+            pendingChoice = nil
+            return []
+        }
+        if modals[index].choices[pending.index].enabled {
+            pendingChoice = nil
+            clearBanner()
+            var open = modals[index]
+            let intents = choose(&open, pending.index, now: now)
+            modals[index] = open
+            return intents
+        }
+        guard now >= pending.until else { return [] }
+        pendingChoice = nil
+        refuse(pending.index, in: modals[index], now: now)
+        return []
     }
 
     /// Chooses a choice: the form builds the answer from the fields as filled (by meaning,

@@ -199,6 +199,23 @@ public struct KioskModel: Sendable {
     var screen = ""
     var changedByItself = -Double.infinity
     var lastOwnAction = -Double.infinity
+    /// A choice pressed while the host was still judging what had just been typed.
+    struct PendingChoice: Sendable, Equatable {
+        var id: String
+        var index: Int
+        var until: Double
+    }
+    var pendingChoice: PendingChoice?
+    /// The client's clock at the last key, update or `tick`: what the screen is drawn for.
+    public internal(set) var seenAt = -Double.infinity
+
+    /// Moves the model's clock on without an event (a redraw once a check window ends).
+    /// - Parameter now: The client's clock.
+    public mutating func tick(now: Double) { seenAt = max(seenAt, now) }
+
+    /// Whether a disabled choice of `open` is still being checked by the host (the person
+    /// typed since the host last said which actions are enabled, less than `checkWindow` ago).
+    public func checking(_ open: OpenModal) -> Bool { seenAt - open.typedAt < Self.checkWindow }
     /// The clock of the last update (seconds), for the notices' times.
     var clock: @Sendable () -> String
 
@@ -228,6 +245,7 @@ public struct KioskModel: Sendable {
     ///   - update: The update.
     ///   - now: Seconds on a monotonic clock (to tell a late key).
     public mutating func apply(_ update: ClientUpdate, now: Double = 0) {
+        tick(now: now)
         defer { screenChanged(now: now) }
         switch update {
         case .connection(let state): connectionChanged(state)

@@ -279,7 +279,9 @@ public enum KioskScreen {
                 var spans: [(String, Style)] = [("  ", .plain)]
                 let title = KioskModel.clean(choice.title)
                 if !choice.enabled {
-                    spans.append(("[\(index + 1)] \(title) (disabled)", .dim))
+                    // Just typed: the host has not judged it yet; nobody is refused.
+                    let state = model.checking(open) ? "(checking\u{2026})" : "(disabled)"
+                    spans.append(("[\(index + 1)] \(title) \(state)", .dim))
                 } else if choice.preferred || isDefault {
                     // Stands out from the start; the marker only where Enter picks it (in a
                     // field Enter moves on).

@@ -1,0 +1,45 @@
+import RemoteModalClient
+import RemoteModalKiosk
+import RemoteModalProtocol
+import Testing
+
+/// Right after typing, the host has not yet judged the fields: the kiosk says it is checking
+/// and keeps a choice pressed meanwhile, choosing it when the host enables it (issue #32:
+/// the person is never told their input is wrong while the host simply has not answered).
+@Suite("Kiosk: a choice pressed while the host checks is kept, not refused")
+struct KioskCheckingTests {
+    private func typed() -> Kiosk {
+        var kiosk = welcomed(signIn)
+        kiosk.type("ann@example.com")
+        kiosk.press(.enter)
+        kiosk.type("pw")
+        kiosk.press(.enter)  // on the choices now; Sign In is still disabled as presented
+        return kiosk
+    }
+
+    @Test func theChoiceSaysCheckingAndIsChosenWhenTheHostEnablesIt() {
+        var kiosk = typed()
+        #expect(kiosk.screen().contains("[2] Sign In (checking\u{2026})"))
+        #expect(kiosk.press(.character("2")).isEmpty)
+        #expect(kiosk.model.banner?.contains("Checking with the host") == true)
+        kiosk.receive(.update(seq: kiosk.nextSeq(), id: "m1", actions: [true, true]))
+        var answers: [ClientMessage] = []
+        for intent in kiosk.model.takeDueChoice(now: kiosk.now) {
+            if case .answer(let id, let reply) = intent {
+                let before = kiosk.sent.count
+                kiosk.run(kiosk.machine.handle(.answered(id: id, reply)))
+                answers += kiosk.sent[before...]
+            }
+        }
+        #expect(answers.contains { if case .result(id: "m1", _) = $0 { true } else { false } })
+    }
+
+    @Test func pastTheWindowAStillDisabledChoiceIsRefusedInWordsAndSaysDisabled() {
+        var kiosk = typed()
+        #expect(kiosk.press(.character("2")).isEmpty)
+        kiosk.advance(KioskModel.checkWindow + 0.1)
+        #expect(kiosk.model.takeDueChoice(now: kiosk.now).isEmpty)
+        #expect(kiosk.model.banner?.contains("is not available with what is filled in") == true)
+        #expect(kiosk.screen().contains("[2] Sign In (disabled)"))
+    }
+}
