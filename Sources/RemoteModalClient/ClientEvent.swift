@@ -18,31 +18,10 @@ public enum LinkFailure: Sendable, Equatable {
     case other(String)
 }
 
-/// One file the app picked for a picker, as the state machine sees it: the bytes are read
-/// through `ClientAction.readChunk`, the hash was computed before (`FileHasher`).
-public struct PickedFileInfo: Sendable, Equatable {
-    /// The file name sent to the host.
-    public var name: String
-    /// The MIME type.
-    public var mimeType: String
-    /// The size in bytes.
-    public var size: Int
-    /// The SHA-256 of the bytes, lower-case hex.
-    public var sha256: String
-
-    /// Creates a file description.
-    /// - Parameters:
-    ///   - name: The file name.
-    ///   - mimeType: The MIME type.
-    ///   - size: The size in bytes.
-    ///   - sha256: The SHA-256, lower-case hex.
-    public init(name: String, mimeType: String, size: Int, sha256: String) {
-        self.name = name
-        self.mimeType = mimeType
-        self.size = size
-        self.sha256 = sha256
-    }
-}
+/// One file the app picked for a picker, as the state machine sees it: the protocol's own
+/// `PickedItem` (name, MIME type, size, SHA-256), whose bytes are read through
+/// `ClientAction.readChunk` and whose hash was computed before (`FileHasher`).
+public typealias PickedFileInfo = PickedItem
 
 /// How the app answers a modal: a value for the host's `result`, or a `failure`.
 public enum FormReply: Sendable, Equatable {
