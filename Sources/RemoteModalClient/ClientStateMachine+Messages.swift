@@ -248,7 +248,8 @@ extension ClientStateMachine {
         if error.code == .rateLimited, error.ref == "upload" {
             var actions: [ClientAction] = []
             for id in uploads.keys.sorted() where uploads[id]?.running == true {
-                uploads[id]?.rewind()
+                let held = error.id == id ? error.file.flatMap { file in error.held.map { (file, $0) } } : nil
+                uploads[id]?.rewind(held: held)
                 actions += pump(id)
             }
             return actions

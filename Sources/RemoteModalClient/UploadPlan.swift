@@ -91,9 +91,14 @@ struct UploadPlan: Sendable, Equatable {
         }
     }
 
-    /// Continues from what the host acknowledged (after `rate_limited` or a retry).
-    mutating func rewind() {
-        resume(held: Dictionary(uniqueKeysWithValues: files.indices.map { ($0, acknowledged[$0]) }))
+    /// Continues from what the host acknowledged (after `rate_limited` or a retry); `held`, when
+    /// the host said it, is what it holds of one file.
+    mutating func rewind(held: (file: Int, bytes: Int)? = nil) {
+        var bytes = Dictionary(uniqueKeysWithValues: files.indices.map { ($0, acknowledged[$0]) })
+        if let held, files.indices.contains(held.file), held.bytes >= acknowledged[held.file] {
+            bytes[held.file] = held.bytes
+        }
+        resume(held: bytes)
     }
 
     var items: [PickedItem] {

@@ -104,6 +104,25 @@ struct DropEdgeTests {
                 == .picked([PickedItem(name: "cat.png", mimeType: "image/png", size: 100_000, sha256: file.sha256)]))
     }
 
+    @Test func aPacingRefusalThatSaysWhatTheHostHoldsGoesOnFromThere() {
+        var harness = MachineHarness()
+        harness.welcome()
+        let picker = ModalDescription.photoPicker(selectionLimit: 1, filter: ["image"], maxBytes: 1_000_000)
+        harness.present("p1", picker, uploads: UploadOffer(window: 2))
+        let file = PickedFileInfo(
+            name: "cat.png", mimeType: "image/png", size: 200_000, sha256: String(repeating: "a", count: 64))
+        harness.handle(.picked(id: "p1", files: [file]))
+        for read in harness.reads {
+            harness.handle(
+                .chunkRead(id: "p1", file: 0, offset: read.offset, bytes: [UInt8](repeating: 1, count: read.length)))
+        }
+        harness.reads = []
+        let refusal = ProtocolError(
+            .rateLimited, "more than 2 upload chunks unacknowledged", ref: "upload", id: "p1", file: 0, held: 65_536)
+        harness.host(.error(seq: harness.nextSeq(), refusal))
+        #expect(harness.reads.map(\.offset) == [65_536, 98_304], "from the bytes the host holds, not from 0")
+    }
+
     @Test func aHostRestartEndsEveryModalAndDropsKeptAnswersAsRestarted() {
         var harness = MachineHarness()
         harness.welcome()

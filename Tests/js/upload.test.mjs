@@ -126,6 +126,23 @@ test("an upload_invalid stops the upload with the reason; Retry goes on from wha
   assert.deepEqual(socket.messages("upload").slice(2).map((c) => c.offset), [CHUNK_BYTES, 2 * CHUNK_BYTES]);
 });
 
+test("the refusals of chunks sent after a refused one keep the first cause in words and the last held bytes", async () => {
+  const { client, socket } = welcomed();
+  socket.receive(picker("m1", 1, { uploadWindow: 3 }));
+  const progress = [];
+  const upload = client.upload("m1", [file("a.png", CHUNK_BYTES * 4)], (p) => progress.push(p));
+  await settle();
+  socket.receive({ type: "uploadAck", seq: 2, id: "m1", file: 0, received: CHUNK_BYTES });
+  socket.receive({ type: "error", seq: 3, code: "upload_invalid", ref: "upload", id: "m1", file: 0, held: CHUNK_BYTES,
+                   message: "offset 12345 does not continue file 0: the host holds 32768 bytes; send from offset 32768" });
+  socket.receive({ type: "error", seq: 4, code: "upload_invalid", ref: "upload", id: "m1", file: 0, held: CHUNK_BYTES,
+                   message: "offset 65536 does not continue file 0: the host holds 32768 bytes; send from offset 32768" });
+  assert.match(progress.at(-1).error, /^offset 12345/, "the cause, not its consequence");
+  upload.retry();
+  await settle();
+  assert.equal(socket.messages("upload").slice(3)[0].offset, CHUNK_BYTES);
+});
+
 test("an upload whose result the host refuses starts again from 0 on Retry, and its result is not re-sent", async () => {
   const { client, socket } = welcomed();
   socket.receive(picker("m1", 1));
@@ -192,6 +209,36 @@ test("a chunk refused for pacing is sent again from the last acknowledgement", a
   await settle();
   const offsets = socket.messages("upload").map((c) => c.offset);
   assert.deepEqual(offsets.slice(-2), [CHUNK_BYTES, 2 * CHUNK_BYTES], "again from what the host acknowledged");
+});
+
+test("acknowledgements that arrive during a pacing pause move the resend past what the host holds", async () => {
+  const { client, socket } = welcomed();
+  socket.receive(picker("m1", 1, { uploadWindow: 2 }));
+  client.upload("m1", [file("a.png", CHUNK_BYTES * 4)]);
+  await settle();
+  socket.receive({ type: "error", seq: 2, code: "rate_limited", ref: "upload", message: "more than 2 upload chunks unacknowledged" });
+  // The two chunks sent before the refusal were stored; their acknowledgements come late.
+  socket.receive({ type: "uploadAck", seq: 3, id: "m1", file: 0, received: CHUNK_BYTES });
+  socket.receive({ type: "uploadAck", seq: 4, id: "m1", file: 0, received: 2 * CHUNK_BYTES });
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  await settle();
+  const offsets = socket.messages("upload").map((c) => c.offset);
+  assert.deepEqual(offsets, [0, CHUNK_BYTES, 2 * CHUNK_BYTES, 3 * CHUNK_BYTES], "nothing the host holds is sent again");
+  client.close();
+});
+
+test("a pacing refusal that says what the host holds goes on from there", async () => {
+  const { client, socket } = welcomed();
+  socket.receive(picker("m1", 1, { uploadWindow: 2 }));
+  client.upload("m1", [file("a.png", CHUNK_BYTES * 4)]);
+  await settle();
+  socket.receive({ type: "error", seq: 2, code: "rate_limited", ref: "upload", id: "m1", file: 0, held: 2 * CHUNK_BYTES,
+                   message: "more than 2 upload chunks unacknowledged; wait for uploadAck" });
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  await settle();
+  const offsets = socket.messages("upload").map((c) => c.offset);
+  assert.deepEqual(offsets.slice(2), [2 * CHUNK_BYTES, 3 * CHUNK_BYTES], "from the host's held bytes, not from 0");
+  client.close();
 });
 
 test("files chosen again after a reload go on from what the host holds only where they are the same files", async () => {

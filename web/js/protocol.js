@@ -382,7 +382,10 @@ export class ModalClient extends EventTarget {
     this.emit("error", detail);
     if (message.ref === "hello" && this.state !== "open" && this.ws) return this.helloRefused(message);
     if (message.code === "rate_limited" && message.ref === "upload") {
-      for (const upload of this.uploads.values()) upload.throttled();
+      // A newer host names the modal, the file and what it holds of it: that upload goes on
+      // from there; every other one (or every one, for an older host) from its acknowledgements.
+      const detail = Number.isInteger(message.file) ? { file: message.file, held: message.held } : null;
+      for (const upload of this.uploads.values()) upload.throttled(upload.id === message.id ? detail : null);
       return;
     }
     if (message.code === "upload_invalid") {

@@ -83,7 +83,9 @@ export class Upload {
     // also while failed (chunks sent before the refusal may still be accepted after it).
     this.acked[file] = Math.min(received, this.files[file].size);
     this.complete[file] = received >= this.files[file].size;
-    if (this.state === "failed") this.next[file] = this.acked[file];
+    // What the host holds is where the next chunk of this file goes: sending from before it
+    // (after a pause rewound to an older acknowledgement) would be refused.
+    if (this.state === "failed" || this.next[file] < this.acked[file]) this.next[file] = this.acked[file];
     this.inFlight = this.inFlight.filter((chunk) => chunk.file > file || (chunk.file === file && chunk.end > received));
     this.report();
     this.pump();
@@ -111,9 +113,13 @@ export class Upload {
    *  `detail`: the error's `file` and `held` fields (newer hosts), else null. */
   refused(message, ref, detail = null) {
     if (!this.active && this.state !== "done") return;
+    // Chunks sent after the refused one are refused too, as consequences: the person is told
+    // the first cause, while what the host holds is still taken from each.
+    if (this.state !== "failed" || ref !== "upload" || this.errorRef !== "upload") {
+      this.error = message;
+      this.errorRef = ref ?? null;
+    }
     this.state = "failed";
-    this.error = message;
-    this.errorRef = ref ?? null;
     this.generation += 1;
     this.inFlight = [];
     // A refusal that names what the host holds of a file ("the host holds 65536 bytes") goes
@@ -146,11 +152,19 @@ export class Upload {
 
   /** The host refused a chunk for pacing (`rate_limited`): nothing of it was stored; send
    *  again from what was acknowledged, after a pause. */
-  throttled() {
+  throttled(detail = null) {
     if (this.state !== "sending") return;
     this.generation += 1;
     this.inFlight = [];
     this.next = [...this.acked];
+    // A newer host says what it holds of the file the refused chunk belongs to.
+    const file = detail?.file;
+    if (Number.isInteger(file) && file >= 0 && file < this.files.length && Number.isInteger(detail.held)
+        && detail.held >= this.acked[file] && detail.held <= this.files[file].size) {
+      this.acked[file] = detail.held;
+      this.next[file] = detail.held;
+      this.complete[file] = this.files[file].size > 0 && detail.held === this.files[file].size;
+    }
     this.state = "paused";
     setTimeout(() => { if (this.state === "paused" && this.transport.isOpen()) { this.state = "sending"; this.pump(); } }, 250);
   }
