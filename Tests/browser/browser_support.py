@@ -75,6 +75,15 @@ class Page:
     def connection_state(self):
         return self.driver.find_element(By.ID, "connection").get_attribute("data-state")
 
+    def restore_before_retry(self, proxy, margin_ms=1500):
+        """Restores the proxy's network when the page's next attempt is at least `margin_ms`
+        away, so that a "Retry now" pressed next is what reconnects (the backoff has full
+        jitter: the next attempt may otherwise be milliseconds off and win the race)."""
+        self.wait(30).until(lambda d: self.script(
+            "const c = window.remoteModal; return c.state === 'reconnecting' && c.retryAt - Date.now() > arguments[0]",
+            margin_ms))
+        proxy.restore()
+
     def find(self, css):
         return self.driver.find_element(By.CSS_SELECTOR, css)
 

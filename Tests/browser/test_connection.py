@@ -229,11 +229,7 @@ def test_an_answer_given_offline_waits_visibly_and_arrives_exactly_once(host, pr
     time.sleep(1.5)
     assert page.answers(modal_id) == [], "nothing could be sent"
     assert "Reconnecting… attempt" in dialog.find_element(By.CSS_SELECTOR, ".connection-line").text
-    # The backoff has full jitter (a next attempt may be a few milliseconds away): restore the
-    # network only when the next attempt is at least 1.5 s off, so it is "Retry now" that
-    # brings the answer, not the timer.
-    page.wait(30).until(lambda d: page.script("const c = window.remoteModal; return c.state === 'reconnecting' && c.retryAt - Date.now() > 1500"))
-    proxy.restore()
+    page.restore_before_retry(proxy)
     retry = dialog.find_element(By.CSS_SELECTOR, ".connection-line button")
     retry.click()                            # no need to wait for the backoff
     page.wait_toast("Country: France")

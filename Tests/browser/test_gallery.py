@@ -107,7 +107,7 @@ def test_every_state_looks_finished_and_passes_axe(oidc_host, page, tmp_path):
         page.wait().until(lambda d: dialog.find_element(By.CSS_SELECTOR, ".connection-line").is_displayed())
         page.button(dialog, "Japan").click()
         shots("answer-waiting-offline")
-        proxy.restore()
+        page.restore_before_retry(proxy)
         dialog.find_element(By.CSS_SELECTOR, ".connection-line button").click()
         page.wait_toast("Country: Japan")
 

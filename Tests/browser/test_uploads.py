@@ -4,7 +4,7 @@ import time
 
 from selenium.webdriver.common.by import By
 
-from browser_support import RestartableHost
+from browser_support import CuttableProxy, RestartableHost
 from pictures import make_big_file
 
 SIZE = 9_500_000
@@ -49,29 +49,38 @@ def test_a_9_5_mb_photo_arrives_with_the_default_host_flags(desktop, tmp_path):
         plain.stop()
 
 
-def test_a_cut_mid_upload_resumes_where_the_host_stopped(host, proxy, page, tmp_path):
-    make_big_file(tmp_path / "big.png", SIZE)
-    page.open(proxy.base)
-    dialog = pick(page, tmp_path / "big.png")
-    modal_id = page.modal_id(dialog)
-    page.button(dialog, "Send").click()
-    page.wait(30).until(lambda d: acked_fraction(dialog) > 0.3)
-    proxy.cut()
-    page.wait().until(lambda d: "Connection lost at" in progress_text(dialog))
-    stopped_at = acked_fraction(dialog)
-    time.sleep(1.5)
-    assert acked_fraction(dialog) == stopped_at, "while disconnected the bar does not move"
-    assert dialog.get_attribute("data-upload") == "paused"
-    failures = []
-    page.both_schemes("upload-paused-offline", failures)
-    assert not failures, failures
-    proxy.restore()
-    dialog.find_element(By.CSS_SELECTOR, ".connection-line button").click()
-    page.wait_toast(f"Received 1 photo(s), {SIZE} bytes", seconds=60)
-    offsets = upload_offsets(page, modal_id)
-    assert offsets.count(0) == 1, "resumed, not restarted"
-    assert proxy.upstream_bytes < 1.2 * BASE64, f"{proxy.upstream_bytes} bytes on the wire for {BASE64:.0f} of base64"
-    page.assert_no_bad_message()
+def test_a_cut_mid_upload_resumes_where_the_host_stopped(page, tmp_path):
+    # Paced at 4 MB/s, so the cut lands mid-file (at the default rate a quiet machine may take
+    # the whole file before it).
+    paced = RestartableHost("--web-root", "web", "--retention", "30", "--upload-rate", "4000000")
+    proxy = CuttableProxy(paced.port)
+    try:
+        make_big_file(tmp_path / "big.png", SIZE)
+        page.open(proxy.base)
+        dialog = pick(page, tmp_path / "big.png")
+        modal_id = page.modal_id(dialog)
+        page.button(dialog, "Send").click()
+        page.wait(30).until(lambda d: acked_fraction(dialog) > 0.3)
+        proxy.cut()
+        page.wait().until(lambda d: "Connection lost at" in progress_text(dialog))
+        stopped_at = acked_fraction(dialog)
+        assert stopped_at < 1, "the cut came mid-upload"
+        time.sleep(1.5)
+        assert acked_fraction(dialog) == stopped_at, "while disconnected the bar does not move"
+        assert dialog.get_attribute("data-upload") == "paused"
+        failures = []
+        page.both_schemes("upload-paused-offline", failures)
+        assert not failures, failures
+        page.restore_before_retry(proxy)
+        dialog.find_element(By.CSS_SELECTOR, ".connection-line button").click()
+        page.wait_toast(f"Received 1 photo(s), {SIZE} bytes", seconds=60)
+        offsets = upload_offsets(page, modal_id)
+        assert offsets.count(0) == 1, "resumed, not restarted"
+        assert proxy.upstream_bytes < 1.2 * BASE64, f"{proxy.upstream_bytes} bytes on the wire for {BASE64:.0f} of base64"
+        page.assert_no_bad_message()
+    finally:
+        proxy.stop()
+        paced.stop()
 
 
 def test_cancel_mid_upload_ends_the_modal_with_cancelled(page, tmp_path):
