@@ -45,8 +45,13 @@ public struct ClusterKey: Sendable, Equatable, CustomStringConvertible {
     /// The prefix of every signed message.
     static let version = "rm1"
 
-    /// `rm1.HEX(MAC).BODY`, the MAC over the version, the channel and the body.
-    func sign(_ body: String, channel: String) -> String {
+    /// A message as a host publishes it: `rm1.HEX(MAC).BODY`, the HMAC-SHA256 under this key
+    /// of `rm1`, the channel and the body (so a message moved to another channel fails).
+    /// - Parameters:
+    ///   - body: The message's JSON text.
+    ///   - channel: The channel it is published on.
+    /// - Returns: The payload.
+    public func sign(_ body: String, channel: String) -> String {
         Self.version + "." + Self.hex(mac(body, channel: channel)) + "." + body
     }
 
