@@ -64,7 +64,10 @@ public final class RedisBackplane: ClusterBackplane {
     public func start(channels: [String], events: ClusterBackplaneEvents) {
         let subscriber = RedisSubscriber(
             endpoint: endpoint, channels: channels, backoff: backoff,
-            onState: { subscribed, _ in events.connected(subscribed) },
+            onState: { subscribed, error in
+                if let error { events.failed(error.description) }
+                events.connected(subscribed)
+            },
             onMessage: { channel, payload in events.message(channel, payload) })
         self.subscriber.withLock { $0 = subscriber }
         subscriber.start()

@@ -52,14 +52,22 @@ public struct ClusterBackplaneEvents: Sendable {
     public var connected: @Sendable (Bool) -> Void
     /// A message on one of the subscribed channels.
     public var message: @Sendable (_ channel: String, _ payload: String) -> Void
+    /// Why connecting or staying subscribed failed (`AUTH refused: WRONGPASS ...`), for the
+    /// log; never holds a password.
+    public var failed: @Sendable (_ reason: String) -> Void
 
     /// Creates the events.
     /// - Parameters:
     ///   - connected: State changes.
     ///   - message: Messages.
-    public init(connected: @escaping @Sendable (Bool) -> Void, message: @escaping @Sendable (String, String) -> Void) {
+    ///   - failed: Failures, for the log.
+    public init(
+        connected: @escaping @Sendable (Bool) -> Void, message: @escaping @Sendable (String, String) -> Void,
+        failed: @escaping @Sendable (String) -> Void = { _ in }
+    ) {
         self.connected = connected
         self.message = message
+        self.failed = failed
     }
 }
 

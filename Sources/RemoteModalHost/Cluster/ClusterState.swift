@@ -123,6 +123,9 @@ final class ClusterState: @unchecked Sendable {
     var recentCopies = RecentIDs(capacity: 4_096)
     /// Messages dropped, by reason.
     var rejected: [ClusterRejection: Int] = [:]
+    /// The backplane's last failure and when it was logged.
+    var lastFailure: String?
+    var lastFailureLoggedAt: Date?
     /// When a drop was last logged (at most one line a second says the counts).
     var rejectionLoggedAt: Date?
 

@@ -30,6 +30,10 @@ extension HostCore {
                         case .failure(let reason): self.clusterRejected(reason, channel: channel)
                         }
                     }
+                },
+                failed: { [weak self] reason in
+                    guard let self else { return }
+                    perform { self.clusterBackplaneFailed(reason) }
                 }))
         perform {
             self.metrics.update { $0.cluster.configured = true }
@@ -41,6 +45,18 @@ extension HostCore {
                     + " backplane speaks for every host; for local tests only")
         }
         logger.info("cluster: joining as \(cluster.hostID)")
+    }
+
+    /// Logs why the backplane failed: a new reason at once, the same one at most every 30 s.
+    private func clusterBackplaneFailed(_ reason: String) {
+        guard let cluster, !cluster.stopped else { return }
+        let now = clock.now
+        if reason == cluster.lastFailure, let last = cluster.lastFailureLoggedAt, now.timeIntervalSince(last) < 30 {
+            return
+        }
+        cluster.lastFailure = reason
+        cluster.lastFailureLoggedAt = now
+        logger.warning("cluster: backplane: \(logSafe(reason))")
     }
 
     func stopCluster() {
