@@ -6,20 +6,38 @@ import Synchronization
 // RemoteModalHost so that a host which never joins a cluster links neither hiredis nor this.
 
 extension ClusterConfiguration {
-    /// A cluster through Redis at `redis://HOST:PORT[/DB]`.
+    /// A cluster through Redis at `redis://[[USER]:PASSWORD@]HOST:PORT[/DB]`.
     /// - Parameters:
-    ///   - url: The Redis URL.
+    ///   - url: The Redis URL (with the password for `AUTH`, if Redis asks for one).
+    ///   - password: A password for `AUTH` that replaces the URL's (read from a file, so that it
+    ///     is not on a command line), or `nil`.
+    ///   - key: The cluster key every message is signed with (`nil`: unsigned, a local test only).
     ///   - hostName: See `init`.
     ///   - membershipExpirySeconds: See `membershipExpirySeconds`.
     /// - Returns: The configuration.
     /// - Throws: `RedisError` `badEndpoint` for a malformed URL.
-    public static func redis(url: String, hostName: String? = nil, membershipExpirySeconds: Double = 15) throws
-        -> ClusterConfiguration
-    {
-        let endpoint = try RedisEndpoint(url: url)
-        return ClusterConfiguration(
+    public static func redis(
+        url: String, password: String? = nil, key: ClusterKey? = nil, hostName: String? = nil,
+        membershipExpirySeconds: Double = 15
+    ) throws -> ClusterConfiguration {
+        var endpoint = try RedisEndpoint(url: url)
+        if let password { endpoint.password = password }
+        return redis(endpoint: endpoint, key: key, hostName: hostName, membershipExpirySeconds: membershipExpirySeconds)
+    }
+
+    /// A cluster through Redis at an endpoint (its password read from a file, for example).
+    /// - Parameters:
+    ///   - endpoint: Where Redis is and how to log in.
+    ///   - key: The cluster key every message is signed with (`nil`: unsigned, a local test only).
+    ///   - hostName: See `init`.
+    ///   - membershipExpirySeconds: See `membershipExpirySeconds`.
+    /// - Returns: The configuration.
+    public static func redis(
+        endpoint: RedisEndpoint, key: ClusterKey?, hostName: String? = nil, membershipExpirySeconds: Double = 15
+    ) -> ClusterConfiguration {
+        ClusterConfiguration(
             backplane: RedisBackplane(endpoint: endpoint), hostName: hostName,
-            membershipExpirySeconds: membershipExpirySeconds)
+            membershipExpirySeconds: membershipExpirySeconds, key: key)
     }
 }
 
@@ -46,7 +64,10 @@ public final class RedisBackplane: ClusterBackplane {
     public func start(channels: [String], events: ClusterBackplaneEvents) {
         let subscriber = RedisSubscriber(
             endpoint: endpoint, channels: channels, backoff: backoff,
-            onState: { subscribed, _ in events.connected(subscribed) },
+            onState: { subscribed, error in
+                if let error { events.failed(error.description) }
+                events.connected(subscribed)
+            },
             onMessage: { channel, payload in events.message(channel, payload) })
         self.subscriber.withLock { $0 = subscriber }
         subscriber.start()
@@ -78,6 +99,13 @@ public final class RedisBackplane: ClusterBackplane {
                 }
             default: done(.unavailable)
             }
+        }
+    }
+
+    /// `GET key`.
+    public func claimOwner(_ key: String, _ done: @escaping @Sendable (String?) -> Void) {
+        commands.send(["GET", key]) { reply in
+            if case .success(.string(let owner)) = reply { done(owner) } else { done(nil) }
         }
     }
 

@@ -79,7 +79,16 @@ public struct HostOptions: Sendable {
             FlagSpec("instance", value: "NAME", help: "this host's name behind a balancer (routes auth callbacks)"),
             FlagSpec(
                 "cluster", value: "URL",
-                help: "join a cluster through Redis at redis://HOST:PORT[/DB] (docs/deployment.md)"),
+                help: "join a cluster through Redis at redis://[USER:PASSWORD@]HOST:PORT[/DB] (docs/deployment.md)"),
+            FlagSpec(
+                "cluster-key-file", value: "PATH",
+                help: "file holding the cluster key (32 bytes or more) every backplane message is signed with"),
+            FlagSpec(
+                "cluster-password-file", value: "PATH",
+                help: "file holding the Redis password (AUTH), instead of one in the --cluster URL"),
+            FlagSpec(
+                "cluster-insecure",
+                help: "join a cluster without a key: unsigned backplane messages, believed (local tests only)"),
             FlagSpec(
                 "cluster-expiry", value: "SECONDS",
                 help: "how long a silent host's sessions stay in the cluster's groups (default 15)"),
@@ -195,14 +204,46 @@ public struct HostOptions: Sendable {
         options.host.instance = flags.string("instance")
         let expiry = try flags.seconds("cluster-expiry") ?? 15
         if let url = flags.string("cluster") {
+            let (password, key) = try clusterSecrets(flags)
             do {
                 options.host.cluster = try ClusterConfiguration.redis(
-                    url: url, hostName: options.host.instance, membershipExpirySeconds: expiry)
+                    url: url, password: password, key: key, hostName: options.host.instance,
+                    membershipExpirySeconds: expiry)
             } catch {
-                throw FlagError.invalidValue(flag: "cluster", value: url, expected: "redis://HOST:PORT[/DB]")
+                // Not the URL itself: it may hold the password.
+                throw FlagError.unusable(
+                    flag: "cluster", reason: "\(error) (expected redis://[USER:PASSWORD@]HOST:PORT[/DB])")
             }
         }
         return options
+    }
+
+    /// `--cluster-password-file` and `--cluster-key-file` read, or `--cluster-insecure`.
+    private static func clusterSecrets(_ flags: ParsedFlags) throws -> (password: String?, key: ClusterKey?) {
+        var password: String?
+        if let path = flags.string("cluster-password-file") {
+            guard let data = FileManager.default.contents(atPath: path),
+                let text = String(data: data, encoding: .utf8)?.trimmingCharacters(in: .whitespacesAndNewlines),
+                !text.isEmpty
+            else {
+                throw FlagError.unusable(flag: "cluster-password-file", reason: "cannot read a password from '\(path)'")
+            }
+            password = text
+        }
+        guard let path = flags.string("cluster-key-file") else {
+            guard flags.has("cluster-insecure") else {
+                throw FlagError.unusable(
+                    flag: "cluster",
+                    reason: "needs --cluster-key-file (every host the same key: openssl rand -hex 32 > cluster.key),"
+                        + " or --cluster-insecure for a local test (docs/deployment.md)")
+            }
+            return (password, nil)
+        }
+        do {
+            return (password, try ClusterKey(contentsOfFile: path))
+        } catch {
+            throw FlagError.unusable(flag: "cluster-key-file", reason: error.description)
+        }
     }
 
     private static func parseAdmission(_ flags: ParsedFlags, into options: inout HostOptions) throws {

@@ -11,6 +11,10 @@ public struct ClientDescription: Sendable, Equatable {
     /// beyond): both are shown to, and sent to, other clients.
     public static let maxNameBytes = 256
 
+    /// The most bytes of UTF-8 a `hello` may give for `kind` (`bad_message` beyond): a
+    /// cluster tells every other host each session's kind.
+    public static let maxKindBytes = 64
+
     /// Creates a description.
     /// - Parameters:
     ///   - kind: The kind.
@@ -33,6 +37,13 @@ public struct Hello: Sendable, Equatable {
     public var capabilities: [String]
     /// The access token, if any.
     public var token: String?
+
+    /// The most capabilities a `hello` may list (`bad_message` beyond): a cluster tells every
+    /// other host each session's capabilities, so they are bounded like names.
+    public static let maxCapabilities = 32
+    /// The most bytes of UTF-8 of one capability (`bad_message` beyond).
+    public static let maxCapabilityBytes = 64
+
     /// The session to resume, if any.
     public var resumeSession: String?
     /// With ``resumeSession``: the highest `seq` the client processed, so that the host can send
@@ -191,12 +202,14 @@ public enum ClientMessage: Sendable, Equatable {
                 Hello(
                     protocolVersion: try fields.int("protocol", in: Int(Int32.min)...Int(Int32.max)),
                     client: ClientDescription(
-                        kind: try client.optionalString("kind") ?? "unknown",
+                        kind: try client.optionalString("kind", maxLength: ClientDescription.maxKindBytes)
+                            ?? "unknown",
                         // Names and groups are shown to, and sent to, other clients: a
                         // 60,000-character name was copied into every group member's messages.
                         name: try client.optionalString("name", maxLength: ClientDescription.maxNameBytes) ?? "",
                         group: try client.optionalString("group", maxLength: ClientDescription.maxNameBytes)),
-                    capabilities: try fields.optionalStrings("capabilities") ?? [],
+                    capabilities: try fields.optionalStrings(
+                        "capabilities", maxCount: Hello.maxCapabilities, maxLength: Hello.maxCapabilityBytes) ?? [],
                     token: try fields.optionalString("token"), resumeSession: try resume?.string("session"),
                     resumeLastSeq: try resume?.optionalInt("lastSeq", in: 0...Int(Int32.max))))
         case "result":

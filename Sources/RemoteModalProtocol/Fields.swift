@@ -112,6 +112,17 @@ struct Fields {
         return try strings(key)
     }
 
+    /// An optional array of strings held to a count and a per-item length.
+    func optionalStrings(_ key: String, maxCount: Int, maxLength: Int) throws(ProtocolError) -> [String]? {
+        guard let value = object[key], !value.isNull else { return nil }
+        let texts = try strings(key, maxCount: maxCount)
+        for (index, text) in texts.enumerated() where text.utf8.count > maxLength {
+            throw ProtocolError(
+                .badMessage, "field '\(name(key))[\(index)]' is too long (at most \(maxLength) bytes)", ref: type)
+        }
+        return texts
+    }
+
     func object(_ key: String) throws(ProtocolError) -> Fields {
         guard let value = object[key] else { throw .missing(name(key), in: type) }
         guard case .object = value else { throw .wrongType(name(key), expected: "an object", in: type) }

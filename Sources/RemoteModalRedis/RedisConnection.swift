@@ -1,4 +1,5 @@
 import CRemoteModalHiredis
+import Foundation
 
 /// A Redis reply, copied out of hiredis's reply object.
 public enum RedisReply: Sendable, Equatable {
@@ -28,7 +29,7 @@ public enum RedisReply: Sendable, Equatable {
 public struct RedisError: Error, Sendable, Equatable, CustomStringConvertible {
     /// What kind of failure.
     public enum Kind: Sendable, Equatable {
-        /// The address is not a `redis://HOST:PORT[/DB]` URL.
+        /// The address is not a `redis://[USER:PASSWORD@]HOST:PORT[/DB]` URL.
         case badEndpoint
         /// Could not connect (refused, unreachable, timed out).
         case connect
@@ -58,7 +59,7 @@ public struct RedisError: Error, Sendable, Equatable, CustomStringConvertible {
     public var description: String { "redis \(kind): \(message)" }
 }
 
-/// Where Redis is: parsed from `redis://HOST:PORT[/DB]`.
+/// Where Redis is and how to log in: parsed from `redis://[[USER]:PASSWORD@]HOST[:PORT][/DB]`.
 public struct RedisEndpoint: Sendable, Equatable, CustomStringConvertible {
     /// The host name or address.
     public var host: String
@@ -66,50 +67,82 @@ public struct RedisEndpoint: Sendable, Equatable, CustomStringConvertible {
     public var port: Int
     /// The logical database (`SELECT`); 0 by default.
     public var database: Int
+    /// The ACL user for `AUTH`, if any (`nil`: the `default` user).
+    public var username: String?
+    /// The password for `AUTH`, if any. Never shown in `description`.
+    public var password: String?
 
     /// Creates an endpoint.
     /// - Parameters:
     ///   - host: The host.
     ///   - port: The port.
     ///   - database: The database.
-    public init(host: String, port: Int = 6379, database: Int = 0) {
+    ///   - username: The ACL user, if any.
+    ///   - password: The password, if any.
+    public init(host: String, port: Int = 6379, database: Int = 0, username: String? = nil, password: String? = nil) {
         self.host = host
         self.port = port
         self.database = database
+        self.username = username
+        self.password = password
     }
 
-    /// Parses `redis://HOST[:PORT][/DB]` (no user or password: Redis lives on the private network).
+    /// Parses `redis://[[USER]:PASSWORD@]HOST[:PORT][/DB]` (`redis://:secret@redis:6379/0` for
+    /// `requirepass`, `redis://desk:secret@redis/0` for an ACL user; `%XX` escapes in both).
     /// - Parameter url: The URL.
-    /// - Throws: `RedisError` `badEndpoint`.
+    /// - Throws: `RedisError` `badEndpoint` (its message never repeats the password).
     public init(url: String) throws(RedisError) {
         guard url.hasPrefix("redis://") else {
-            throw RedisError(.badEndpoint, "expected redis://HOST:PORT[/DB], got '\(url)'")
+            throw RedisError(.badEndpoint, "expected redis://[USER:PASSWORD@]HOST:PORT[/DB]")
         }
         var rest = Substring(url.dropFirst("redis://".count))
+        var username: String?
+        var password: String?
+        if let at = rest.lastIndex(of: "@") {
+            let credentials = rest[..<at]
+            rest = rest[rest.index(after: at)...]
+            let user: Substring
+            let secret: Substring
+            if let colon = credentials.firstIndex(of: ":") {
+                user = credentials[..<colon]
+                secret = credentials[credentials.index(after: colon)...]
+            } else {
+                // `redis://PASSWORD@HOST`, as redis-cli's -u reads it.
+                user = ""
+                secret = credentials
+            }
+            guard let decodedUser = String(user).removingPercentEncoding,
+                let decodedSecret = String(secret).removingPercentEncoding, !decodedSecret.isEmpty
+            else { throw RedisError(.badEndpoint, "the credentials in the Redis URL are malformed") }
+            username = decodedUser.isEmpty ? nil : decodedUser
+            password = decodedSecret
+        }
         var database = 0
         if let slash = rest.firstIndex(of: "/") {
             let db = rest[rest.index(after: slash)...]
             guard db.isEmpty || Int(db).map({ $0 >= 0 && $0 < 65_536 }) == true else {
-                throw RedisError(.badEndpoint, "the database in '\(url)' is not a number")
+                throw RedisError(.badEndpoint, "the database in the Redis URL is not a number")
             }
             database = Int(db) ?? 0
             rest = rest[..<slash]
         }
-        guard !rest.contains("@") else { throw RedisError(.badEndpoint, "credentials in the URL are not supported") }
         var port = 6379
         if let colon = rest.lastIndex(of: ":") {
             guard let number = Int(rest[rest.index(after: colon)...]), (1...65_535).contains(number) else {
-                throw RedisError(.badEndpoint, "the port in '\(url)' is not a port")
+                throw RedisError(.badEndpoint, "the port in the Redis URL is not a port")
             }
             port = number
             rest = rest[..<colon]
         }
-        guard !rest.isEmpty else { throw RedisError(.badEndpoint, "no host in '\(url)'") }
-        self.init(host: String(rest), port: port, database: database)
+        guard !rest.isEmpty else { throw RedisError(.badEndpoint, "no host in the Redis URL") }
+        self.init(host: String(rest), port: port, database: database, username: username, password: password)
     }
 
-    /// `redis://HOST:PORT/DB`.
-    public var description: String { "redis://\(host):\(port)/\(database)" }
+    /// `redis://[USER:***@]HOST:PORT/DB`: the password is never shown.
+    public var description: String {
+        let login = password == nil ? "" : (username ?? "") + ":***@"
+        return "redis://\(login)\(host):\(port)/\(database)"
+    }
 }
 
 /// One blocking hiredis connection. Not thread-safe: one thread uses it at a time
@@ -130,6 +163,13 @@ final class RedisConnection {
         self.context = context
         if timeoutMilliseconds > 0, chiredis_set_timeout(context, Int32(timeoutMilliseconds)) != REDIS_OK {
             throw RedisError(.connect, "cannot set the timeout: \(Self.errorText(context))")
+        }
+        if let password = endpoint.password {
+            let arguments = ["AUTH"] + (endpoint.username.map { [$0] } ?? []) + [password]
+            if case .error(let message) = try command(arguments) {
+                // Redis's words (WRONGPASS, NOAUTH...), never the password.
+                throw RedisError(.reply, "AUTH refused: \(message)")
+            }
         }
         if endpoint.database != 0 {
             if case .error(let message) = try command(["SELECT", String(endpoint.database)]) {

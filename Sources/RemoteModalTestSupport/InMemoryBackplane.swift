@@ -86,6 +86,37 @@ public final class InMemoryBackplaneHub: Sendable {
         queue.async { done(outcome) }
     }
 
+    func owner(from id: Int, _ key: String, _ done: @escaping @Sendable (String?) -> Void) {
+        let owner: String? = state.withLock { state in
+            guard state.up, !state.cutOff.contains(id) else { return nil }
+            return state.claims[key]
+        }
+        queue.async { done(owner) }
+    }
+
+    /// Publishes a raw payload as an outsider with write access would (not one of the hosts).
+    /// - Parameters:
+    ///   - channel: The channel.
+    ///   - payload: The payload, as it goes on the wire.
+    public func inject(_ channel: String, _ payload: String) { publish(from: 0, channel, payload) }
+
+    /// Sets a claim as an outsider would.
+    /// - Parameters:
+    ///   - key: The claim's key.
+    ///   - owner: The owner written.
+    public func forgeClaim(_ key: String, owner: String) { state.withLock { $0.claims[key] = owner } }
+
+    /// Every payload published on a channel from now on, as the hub delivers them.
+    /// - Parameter channel: The channel.
+    /// - Returns: A recorder to read.
+    public func record(_ channel: String) -> InMemoryBackplaneRecorder {
+        let recorder = InMemoryBackplaneRecorder()
+        subscribe(
+            -1, [channel],
+            ClusterBackplaneEvents(connected: { _ in }, message: { _, payload in recorder.append(payload) }))
+        return recorder
+    }
+
     func remove(_ id: Int) {
         state.withLock { $0.subscribers.removeAll { $0.id == id } }
     }
@@ -114,6 +145,21 @@ public final class InMemoryBackplane: ClusterBackplane {
         hub.claim(from: id, key, owner, done)
     }
 
+    /// Asks the hub who holds a claim.
+    public func claimOwner(_ key: String, _ done: @escaping @Sendable (String?) -> Void) {
+        hub.owner(from: id, key, done)
+    }
+
     /// Unsubscribes.
     public func stop() { hub.remove(id) }
+}
+
+/// The payloads an ``InMemoryBackplaneHub`` delivered on one channel.
+public final class InMemoryBackplaneRecorder: Sendable {
+    private let payloads = Locked<[String]>([])
+
+    func append(_ payload: String) { payloads.withLock { $0.append(payload) } }
+
+    /// What was delivered so far, in order.
+    public var all: [String] { payloads.withLock { $0 } }
 }

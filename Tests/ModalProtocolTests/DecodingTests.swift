@@ -68,6 +68,33 @@ struct DecodingTests {
         } throws: { ($0 as? ProtocolError)?.message == "field 'client.group' is too long (at most 256 bytes)" }
     }
 
+    @Test func aClientKindAndCapabilitiesOverTheirLimitsAreRefused() throws {
+        func hello(kind: String = "browser", capabilities: [String]) -> String {
+            let list = capabilities.map { "\"\($0)\"" }.joined(separator: ",")
+            return "{\"type\":\"hello\",\"protocol\":1,\"client\":{\"kind\":\"\(kind)\"},\"capabilities\":[\(list)]}"
+        }
+        let longest = String(repeating: "c", count: Hello.maxCapabilityBytes)
+        let most = Array(repeating: longest, count: Hello.maxCapabilities)
+        let kind = String(repeating: "k", count: ClientDescription.maxKindBytes)
+        guard case .hello(let accepted) = try ClientMessage.decode(hello(kind: kind, capabilities: most)) else {
+            Issue.record("not a hello")
+            return
+        }
+        #expect(accepted.capabilities.count == 32 && accepted.client.kind == kind)
+        #expect {
+            _ = try ClientMessage.decode(hello(capabilities: most + ["alert"]))
+        } throws: { ($0 as? ProtocolError)?.message == "field 'capabilities' has too many entries" }
+        #expect {
+            _ = try ClientMessage.decode(hello(capabilities: ["alert", longest + "c"]))
+        } throws: { ($0 as? ProtocolError)?.message == "field 'capabilities[1]' is too long (at most 64 bytes)" }
+        #expect {
+            _ = try ClientMessage.decode(hello(kind: kind + "k", capabilities: ["alert"]))
+        } throws: {
+            ($0 as? ProtocolError)?.code == .badMessage
+                && ($0 as? ProtocolError)?.message == "field 'client.kind' is too long (at most 64 bytes)"
+        }
+    }
+
     @Test func aResumeCarriesTheLastSeqTheClientProcessed() throws {
         let hello = Hello(
             client: ClientDescription(kind: "browser", name: "ann"), capabilities: ["alert"], resumeSession: "s1",

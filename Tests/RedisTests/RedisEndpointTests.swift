@@ -11,8 +11,28 @@ struct RedisEndpointTests {
     }
 
     @Test func refusesWhatIsNotARedisURL() {
-        for url in ["http://x:1", "redis://", "redis://h:0", "redis://h:x", "redis://h:1/x", "redis://u:p@h:1"] {
+        for url in [
+            "http://x:1", "redis://", "redis://h:0", "redis://h:x", "redis://h:1/x", "redis://u:@h:1", "redis://:%zz@h",
+        ] {
             #expect(throws: RedisError.self) { try RedisEndpoint(url: url) }
+        }
+    }
+
+    @Test func readsAPasswordAndAnACLUserAndNeverShowsThePassword() throws {
+        let requirepass = try RedisEndpoint(url: "redis://:s3cr%40t@redis:6380/2")
+        #expect(requirepass == RedisEndpoint(host: "redis", port: 6380, database: 2, password: "s3cr@t"))
+        let acl = try RedisEndpoint(url: "redis://desk:p%3Aw@10.0.0.5/1")
+        #expect(acl == RedisEndpoint(host: "10.0.0.5", port: 6379, database: 1, username: "desk", password: "p:w"))
+        #expect(try RedisEndpoint(url: "redis://only@h").password == "only")
+        #expect(!acl.description.contains("p:w") && !acl.description.contains("p%3Aw"))
+        #expect(acl.description == "redis://desk:***@10.0.0.5:6379/1")
+        #expect(RedisEndpoint(host: "h").description == "redis://h:6379/0")
+        // A refusal does not repeat the URL (it holds the password).
+        do {
+            _ = try RedisEndpoint(url: "redis://u:hunter22@h:99999")
+            Issue.record("a bad port was accepted")
+        } catch {
+            #expect(!error.message.contains("hunter22"))
         }
     }
 

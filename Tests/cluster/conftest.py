@@ -1,10 +1,13 @@
-"""Cluster suite fixtures: one redis-server (own port, no persistence) and three
-modal-host processes joined through it, all local processes started and killed by PID."""
+"""Cluster suite fixtures: one redis-server (own port, no persistence, a password) and three
+modal-host processes joined through it (the Redis password and the cluster key each from a
+file), all local processes started and killed by PID."""
 import os
 import re
+import secrets
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 
@@ -17,24 +20,47 @@ from hosts import Host, ROOT, free_port  # noqa: E402
 EXPIRY = 1.5
 
 
-class Redis:
-    """Debian's redis-server on a loopback port, without persistence."""
+SECRETS = tempfile.mkdtemp(prefix="remote-modal-cluster-")
 
-    def __init__(self, port=None):
+
+def secret_file(name, text):
+    """A file only this user reads, in the suite's own folder."""
+    path = os.path.join(SECRETS, name)
+    with open(path, "w") as out:
+        out.write(text + "\n")
+    os.chmod(path, 0o600)
+    return path
+
+
+# Every host of the suite signs with this key and logs in to Redis with this password.
+KEY_FILE = secret_file("cluster.key", secrets.token_hex(32))
+PASSWORD = secrets.token_hex(16)
+PASSWORD_FILE = secret_file("redis.password", PASSWORD)
+
+
+class Redis:
+    """Debian's redis-server on a loopback port, without persistence; `password` sets
+    `requirepass`, `extra` adds arguments (ACL users)."""
+
+    def __init__(self, port=None, password=PASSWORD, extra=()):
         self.port = port or free_port()
+        self.password = password
+        self.extra = list(extra)
         self.process = None
         self.start()
 
     def start(self):
+        auth = ["--requirepass", self.password] if self.password else []
         self.process = subprocess.Popen(
-            ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+            ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+             *auth, *self.extra],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         deadline = time.time() + 10
         while time.time() < deadline:
             try:
                 with socket.create_connection(("127.0.0.1", self.port), timeout=0.5) as sock:
                     sock.sendall(b"PING\r\n")
-                    if sock.recv(16).startswith(b"+PONG"):
+                    if sock.recv(64).startswith((b"+PONG", b"-NOAUTH")):
                         return
             except OSError:
                 time.sleep(0.05)
@@ -47,7 +73,19 @@ class Redis:
 
     @property
     def url(self):
+        """Without the password: the hosts read it from `PASSWORD_FILE`."""
         return f"redis://127.0.0.1:{self.port}/0"
+
+    def cli(self, *args):
+        """redis-cli as the default user (the password through the environment, not argv)."""
+        env = dict(os.environ, REDISCLI_AUTH=self.password) if self.password else None
+        return subprocess.run(["redis-cli", "-p", str(self.port), *args], capture_output=True, text=True,
+                              timeout=10, env=env, check=True).stdout
+
+    def stats(self):
+        """INFO stats: total bytes Redis read and wrote."""
+        fields = dict(line.split(":", 1) for line in self.cli("INFO", "stats").splitlines() if ":" in line)
+        return int(fields["total_net_input_bytes"]), int(fields["total_net_output_bytes"])
 
 
 def metrics(host):
@@ -69,9 +107,14 @@ def wait_for(condition, timeout=10, what="condition"):
     raise AssertionError(f"timed out waiting for {what}")
 
 
-def start_host(redis, name):
-    return Host("--web-root", os.path.join(ROOT, "web"), "--cluster", redis.url, "--cluster-expiry", str(EXPIRY),
-                "--instance", name, "--rate", "100000", "--burst", "100000", "--retention", "30")
+def start_host(redis, name, url=None, security=None, **options):
+    """A host in the cluster; `security` replaces the key and password flags."""
+    if security is None:
+        security = ["--cluster-key-file", KEY_FILE] + (["--cluster-password-file", PASSWORD_FILE]
+                                                        if redis.password else [])
+    return Host("--web-root", os.path.join(ROOT, "web"), "--cluster", url or redis.url, *security,
+                "--cluster-expiry", str(EXPIRY), "--instance", name, "--rate", "100000", "--burst", "100000",
+                "--retention", "30", **options)
 
 
 @pytest.fixture(scope="module")

@@ -25,6 +25,13 @@ public protocol ClusterBackplane: Sendable {
     ///   - ttlSeconds: How long the claim is remembered.
     ///   - done: Called once with the outcome.
     func claim(_ key: String, owner: String, ttlSeconds: Double, _ done: @escaping @Sendable (ClusterClaim) -> Void)
+    /// Who holds a claim (`GET key`): the origin checks an answer against it, so that a
+    /// message alone cannot resolve a presentation.
+    /// - Parameters:
+    ///   - key: The key of `claim`.
+    ///   - done: Called once with the owner, or `nil` when nobody holds it or the backplane
+    ///     cannot say.
+    func claimOwner(_ key: String, _ done: @escaping @Sendable (String?) -> Void)
     /// Stops; no more events after it returns.
     func stop()
 }
@@ -45,14 +52,22 @@ public struct ClusterBackplaneEvents: Sendable {
     public var connected: @Sendable (Bool) -> Void
     /// A message on one of the subscribed channels.
     public var message: @Sendable (_ channel: String, _ payload: String) -> Void
+    /// Why connecting or staying subscribed failed (`AUTH refused: WRONGPASS ...`), for the
+    /// log; never holds a password.
+    public var failed: @Sendable (_ reason: String) -> Void
 
     /// Creates the events.
     /// - Parameters:
     ///   - connected: State changes.
     ///   - message: Messages.
-    public init(connected: @escaping @Sendable (Bool) -> Void, message: @escaping @Sendable (String, String) -> Void) {
+    ///   - failed: Failures, for the log.
+    public init(
+        connected: @escaping @Sendable (Bool) -> Void, message: @escaping @Sendable (String, String) -> Void,
+        failed: @escaping @Sendable (String) -> Void = { _ in }
+    ) {
         self.connected = connected
         self.message = message
+        self.failed = failed
     }
 }
 
@@ -67,14 +82,34 @@ public struct ClusterConfiguration: Sendable {
     public var membershipExpirySeconds: Double = 15
     /// How long a presentation's "answered" claim is remembered in the backplane.
     public var claimTTLSeconds: Double = 3_600
+    /// The key every backplane message is signed with and checked against; `nil` sends and
+    /// accepts unsigned messages (a local test only: anyone who can write to the backplane
+    /// then speaks for every host). `modal-host` refuses to start without one unless told
+    /// `--cluster-insecure`.
+    public var key: ClusterKey?
+    /// How old (or how far ahead, by the receiver's clock) a signed message may be; older
+    /// ones are dropped as replays.
+    public var maxMessageAgeSeconds: Double = 60
+    /// Bytes of membership changes a second one client address may cause this host to
+    /// publish (above `memberBurstBytesPerAddress`); changes past it wait and coalesce.
+    public var memberBytesPerSecondPerAddress: Double = 4_096
+    /// Bytes of membership changes one client address may cause at once.
+    public var memberBurstBytesPerAddress: Double = 16_384
+    /// The shortest time between two publications of one session's membership.
+    public var memberUpdateIntervalSeconds: Double = 0.5
 
     /// Creates a configuration.
     /// - Parameters:
     ///   - backplane: The shared engine.
     ///   - hostName: A readable prefix for this host's cluster id (`--instance`), or `nil`.
     ///   - membershipExpirySeconds: See `membershipExpirySeconds`.
-    public init(backplane: any ClusterBackplane, hostName: String? = nil, membershipExpirySeconds: Double = 15) {
+    ///   - key: See `key`.
+    public init(
+        backplane: any ClusterBackplane, hostName: String? = nil, membershipExpirySeconds: Double = 15,
+        key: ClusterKey? = nil
+    ) {
         self.backplane = backplane
+        self.key = key
         var generator = SystemRandomNumberGenerator()
         let random: UInt64 = generator.next()
         let suffix = String(random & 0xFF_FFFF_FFFF, radix: 36)

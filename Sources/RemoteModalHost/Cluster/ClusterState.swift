@@ -11,10 +11,50 @@ struct ClusterMember: Sendable, Equatable {
     let capabilities: Set<String>
 }
 
-/// Another host of the cluster and when it was last heard of.
+extension ClusterMember {
+    /// The member as a backplane entry.
+    var json: JSONValue {
+        [
+            "key": .string(key), "kind": .string(client.kind), "name": .string(client.name),
+            "group": client.group.map(JSONValue.string) ?? .null,
+            "capabilities": .array(capabilities.sorted().map(JSONValue.string)),
+        ]
+    }
+
+    /// The UTF-8 bytes of `json`, near enough (what the per-address budget is charged).
+    var wireBytes: Int {
+        64 + key.utf8.count + client.kind.utf8.count + client.name.utf8.count + (client.group?.utf8.count ?? 4)
+            + capabilities.reduce(0) { $0 + $1.utf8.count + 3 }
+    }
+
+    /// A backplane entry read back, held to the bounds a local `hello` is held to.
+    init?(_ entry: JSONValue) {
+        guard let key = entry["key"]?.stringValue, key.utf8.count <= 64,
+            let kind = entry["kind"]?.stringValue, kind.utf8.count <= ClientDescription.maxKindBytes,
+            let name = entry["name"]?.stringValue, name.utf8.count <= ClientDescription.maxNameBytes,
+            let list = entry["capabilities"]?.arrayValue, list.count <= Hello.maxCapabilities
+        else { return nil }
+        let group = entry["group"]?.stringValue
+        guard (group?.utf8.count ?? 0) <= ClientDescription.maxNameBytes else { return nil }
+        let capabilities = list.compactMap(\.stringValue).filter { $0.utf8.count <= Hello.maxCapabilityBytes }
+        self.init(
+            key: key, client: ClientDescription(kind: kind, name: name, group: group),
+            capabilities: Set(capabilities))
+    }
+}
+
+/// Another host of the cluster, what it said of its members and when it was last heard of.
 struct ClusterPeer {
-    var members: [ClusterMember]
+    /// Its members by key, as of `seq`.
+    var members: [String: ClusterMember] = [:]
     var lastSeen: Date
+    /// The number of its last membership delta applied here.
+    var seq = 0
+    /// Whether `members` is its whole membership as of `seq` (a snapshot arrived and no
+    /// delta was missed since).
+    var synced = false
+    /// When this host last asked it for a snapshot.
+    var syncRequestedAt: Date?
 }
 
 /// A presentation's part in the cluster: at the origin (the host whose flow asked),
@@ -55,8 +95,39 @@ final class ClusterState: @unchecked Sendable {
     var copies: [String: Presentation] = [:]
     var nextNumber = 1
     var heartbeat: (any Disposable)?
-    var membershipDirty = false
     var stopped = false
+
+    // Membership as deltas (joined, left), never the whole list on a change.
+
+    /// What the other hosts have been told of this host's members, by key.
+    var published: [String: ClusterMember] = [:]
+    /// The number of the last delta this host published.
+    var seq = 0
+    /// Sessions whose membership may have changed since it was last published, by member key.
+    var dirty: [String: SessionState] = [:]
+    /// When each member key was last published (a session's changes go out at most once per
+    /// `memberUpdateIntervalSeconds`).
+    var publishedAt: [String: Date] = [:]
+    /// Bytes of membership each client address may still cause to be published.
+    var addressBudgets: [String: ByteBudget] = [:]
+    /// A flush is queued on the executor.
+    var flushQueued = false
+    /// A later flush for changes held back by the limits.
+    var retry: (any Disposable)?
+    /// When this host last answered each other host's `sync`.
+    var snapshotSentAt: [String: Date] = [:]
+
+    // Checks on receipt.
+
+    /// Ids of copies shown here recently (a replayed `present` is not shown twice).
+    var recentCopies = RecentIDs(capacity: 4_096)
+    /// Messages dropped, by reason.
+    var rejected: [ClusterRejection: Int] = [:]
+    /// The backplane's last failure and when it was logged.
+    var lastFailure: String?
+    var lastFailureLoggedAt: Date?
+    /// When a drop was last logged (at most one line a second says the counts).
+    var rejectionLoggedAt: Date?
 
     init(configuration: ClusterConfiguration) {
         self.configuration = configuration
@@ -85,7 +156,7 @@ final class ClusterState: @unchecked Sendable {
     /// The host holding a member, if any live peer does.
     func host(ofMember key: String) -> (String, ClusterMember)? {
         for (hostID, peer) in peers.sorted(by: { $0.key < $1.key }) {
-            if let member = peer.members.first(where: { $0.key == key }) { return (hostID, member) }
+            if let member = peer.members[key] { return (hostID, member) }
         }
         return nil
     }
@@ -93,12 +164,73 @@ final class ClusterState: @unchecked Sendable {
     /// Other hosts' members of a group, by host.
     func members(ofGroup group: String) -> [(String, [ClusterMember])] {
         peers.sorted { $0.key < $1.key }.compactMap { hostID, peer in
-            let members = peer.members.filter { $0.client.group == group }
+            let members = peer.members.values.filter { $0.client.group == group }.sorted { $0.key < $1.key }
             return members.isEmpty ? nil : (hostID, members)
         }
     }
 
     var memberCount: Int { peers.values.reduce(0) { $0 + $1.members.count } }
+
+    /// The member a session is now, or `nil` when it is gone or has no connection.
+    static func member(of session: SessionState) -> ClusterMember? {
+        guard session.alive, !session.connections.isEmpty else { return nil }
+        return ClusterMember(key: session.memberKey, client: session.client, capabilities: session.capabilities)
+    }
+}
+
+/// A byte budget refilled over time (a token bucket counted in bytes). Pure; the caller
+/// passes the time.
+struct ByteBudget {
+    let rate: Double
+    let burst: Double
+    private(set) var bytes: Double
+    private var last: Double
+
+    init(rate: Double, burst: Double, now: Double) {
+        self.rate = rate
+        self.burst = burst
+        bytes = burst
+        last = now
+    }
+
+    /// Refills to `now`; whether the budget is full again (it can be forgotten).
+    mutating func refill(now: Double) -> Bool {
+        bytes = min(burst, bytes + max(0, now - last) * rate)
+        last = now
+        return bytes >= burst
+    }
+
+    /// Spends `count` bytes if there are that many (after refilling to `now`).
+    mutating func spend(_ count: Int, now: Double) -> Bool {
+        _ = refill(now: now)
+        guard bytes >= Double(count) else { return false }
+        bytes -= Double(count)
+        return true
+    }
+}
+
+/// The last `capacity` ids seen, for "seen recently?" in constant memory.
+struct RecentIDs {
+    let capacity: Int
+    private var order: [String] = []
+    private var next = 0
+    private var members: Set<String> = []
+
+    init(capacity: Int) { self.capacity = capacity }
+
+    func contains(_ id: String) -> Bool { members.contains(id) }
+
+    mutating func insert(_ id: String) {
+        guard !members.contains(id) else { return }
+        if order.count < capacity {
+            order.append(id)
+        } else {
+            members.remove(order[next])
+            order[next] = id
+            next = (next + 1) % capacity
+        }
+        members.insert(id)
+    }
 }
 
 extension ModalDescription {

@@ -1,4 +1,5 @@
 import Foundation
+import RemoteModalLogging
 import RemoteModalProtocol
 import RemoteModalReactive
 
@@ -18,17 +19,44 @@ extension HostCore {
                     guard let self else { return }
                     perform { self.clusterConnected(up) }
                 },
-                message: { [weak self] _, payload in
+                message: { [weak self] channel, payload in
                     guard let self else { return }
-                    // Parsing is pure: on the backplane's thread, then hop.
-                    guard let message = try? JSONParser().parse(payload) else { return }
-                    perform { self.clusterReceived(message) }
+                    // Checking and parsing are pure: on the backplane's thread, then hop.
+                    let opened = Self.openClusterMessage(
+                        payload, channel: channel, configuration: cluster.configuration)
+                    perform {
+                        switch opened {
+                        case .success(let message): self.clusterReceived(message)
+                        case .failure(let reason): self.clusterRejected(reason, channel: channel)
+                        }
+                    }
+                },
+                failed: { [weak self] reason in
+                    guard let self else { return }
+                    perform { self.clusterBackplaneFailed(reason) }
                 }))
         perform {
             self.metrics.update { $0.cluster.configured = true }
             self.scheduleHeartbeat()
         }
+        if cluster.configuration.key == nil {
+            logger.warning(
+                "cluster: messages are neither signed nor checked (no cluster key): anyone who can write to the"
+                    + " backplane speaks for every host; for local tests only")
+        }
         logger.info("cluster: joining as \(cluster.hostID)")
+    }
+
+    /// Logs why the backplane failed: a new reason at once, the same one at most every 30 s.
+    private func clusterBackplaneFailed(_ reason: String) {
+        guard let cluster, !cluster.stopped else { return }
+        let now = clock.now
+        if reason == cluster.lastFailure, let last = cluster.lastFailureLoggedAt, now.timeIntervalSince(last) < 30 {
+            return
+        }
+        cluster.lastFailure = reason
+        cluster.lastFailureLoggedAt = now
+        logger.warning("cluster: backplane: \(logSafe(reason))")
     }
 
     func stopCluster() {
@@ -49,7 +77,7 @@ extension HostCore {
         cluster.heartbeat = clock.schedule(after: .milliseconds(Int(period * 1_000))) { [weak self] in
             guard let self else { return }
             perform {
-                self.publishMembers()
+                self.publishAlive()
                 self.sweepPeers()
                 self.scheduleHeartbeat()
             }
@@ -62,8 +90,10 @@ extension HostCore {
         metrics.update { $0.cluster.connected = up }
         if up {
             logger.info("cluster: connected as \(cluster.hostID)")
-            publish(ClusterState.broadcastChannel, ["t": "join", "host": .string(cluster.hostID)])
-            publishMembers()
+            publish(
+                ClusterState.broadcastChannel,
+                ["t": "join", "host": .string(cluster.hostID), "seq": .number(Double(cluster.seq))])
+            flushMembership()
             return
         }
         logger.warning("cluster: lost the backplane; cluster presentations fail until it returns")
@@ -82,32 +112,195 @@ extension HostCore {
 
     // MARK: Membership
 
-    /// Publishes this host's members soon (coalesced): call when a session joins, leaves,
-    /// or changes its capabilities.
-    func clusterMembershipChanged() {
-        guard let cluster, !cluster.membershipDirty else { return }
-        cluster.membershipDirty = true
+    /// Publishes a session's membership soon, as a delta (joined or left), within the limits:
+    /// call when a session joins, leaves, or changes its capabilities.
+    func clusterMembershipChanged(_ session: SessionState) {
+        guard let cluster, !cluster.stopped else { return }
+        cluster.dirty[session.memberKey] = session
+        guard !cluster.flushQueued else { return }
+        cluster.flushQueued = true
         executor.execute {
-            cluster.membershipDirty = false
-            self.publishMembers()
+            cluster.flushQueued = false
+            self.flushMembership()
         }
     }
 
-    private func publishMembers() {
-        guard let cluster, cluster.connected, !cluster.stopped else { return }
-        let members: [JSONValue] = sessions.values.filter { !$0.connections.isEmpty }.sorted { $0.id < $1.id }
-            .map { session in
-                [
-                    "key": .string(session.memberKey),
-                    "kind": .string(session.client.kind),
-                    "name": .string(session.client.name),
-                    "group": session.client.group.map(JSONValue.string) ?? .null,
-                    "capabilities": .array(session.capabilities.sorted().map(JSONValue.string)),
-                ]
+    /// Publishes what changed since the last delta, as one or more `delta` messages. A session
+    /// goes out at most once per `memberUpdateIntervalSeconds`, and a client address's
+    /// sessions spend at most its byte budget: what is held back waits for a later flush,
+    /// where a join and a leave in between cancel out.
+    func flushMembership() {
+        guard let cluster, cluster.connected, !cluster.stopped, !cluster.dirty.isEmpty else { return }
+        let configuration = cluster.configuration
+        let now = clock.now
+        let seconds = now.timeIntervalSince1970
+        var joined: [ClusterMember] = []
+        var left: [String] = []
+        var heldBack = false
+        for (key, session) in cluster.dirty.sorted(by: { $0.key < $1.key }) {
+            let current = ClusterState.member(of: session)
+            guard current != cluster.published[key] else {
+                cluster.dirty[key] = nil
+                continue
             }
+            if let last = cluster.publishedAt[key],
+                now.timeIntervalSince(last) < configuration.memberUpdateIntervalSeconds
+            {
+                heldBack = true
+                continue
+            }
+            let cost = current?.wireBytes ?? (key.utf8.count + 8)
+            var budget =
+                cluster.addressBudgets[session.address]
+                ?? ByteBudget(
+                    rate: configuration.memberBytesPerSecondPerAddress,
+                    burst: configuration.memberBurstBytesPerAddress, now: seconds)
+            let affordable = budget.spend(cost, now: seconds)
+            cluster.addressBudgets[session.address] = budget
+            guard affordable else {
+                heldBack = true
+                continue
+            }
+            cluster.dirty[key] = nil
+            cluster.publishedAt[key] = now
+            cluster.published[key] = current
+            if let current { joined.append(current) } else { left.append(key) }
+        }
+        // Budgets that are full again and publication times past the interval are forgotten.
+        for (address, var budget) in cluster.addressBudgets {
+            if budget.refill(now: seconds) { cluster.addressBudgets[address] = nil }
+        }
+        if cluster.publishedAt.count > 1_024 {
+            cluster.publishedAt = cluster.publishedAt.filter {
+                now.timeIntervalSince($0.value) < configuration.memberUpdateIntervalSeconds
+            }
+        }
+        publishDeltas(joined: joined, left: left)
+        if heldBack { scheduleMembershipRetry() }
+    }
+
+    private func publishDeltas(joined: [ClusterMember], left: [String]) {
+        guard let cluster else { return }
+        let perMessage = 64
+        var joinedRest = joined[...]
+        var leftRest = left[...]
+        while !joinedRest.isEmpty || !leftRest.isEmpty {
+            let joinedPart = joinedRest.prefix(perMessage)
+            joinedRest = joinedRest.dropFirst(joinedPart.count)
+            let leftPart = leftRest.prefix(perMessage * 4)
+            leftRest = leftRest.dropFirst(leftPart.count)
+            cluster.seq += 1
+            publish(
+                ClusterState.broadcastChannel,
+                [
+                    "t": "delta", "host": .string(cluster.hostID), "seq": .number(Double(cluster.seq)),
+                    "joined": .array(joinedPart.map(\.json)), "left": .array(leftPart.map(JSONValue.string)),
+                ])
+        }
+    }
+
+    private func scheduleMembershipRetry() {
+        guard let cluster, cluster.retry == nil else { return }
+        let delay = max(0.05, min(1, cluster.configuration.memberUpdateIntervalSeconds))
+        cluster.retry = clock.schedule(after: .milliseconds(Int(delay * 1_000))) { [weak self] in
+            guard let self else { return }
+            perform {
+                self.cluster?.retry = nil
+                self.flushMembership()
+            }
+        }
+    }
+
+    /// The heartbeat: this host is alive and its membership is at `seq` (a peer that has
+    /// another number missed a delta and asks for a snapshot).
+    private func publishAlive() {
+        guard let cluster, cluster.connected, !cluster.stopped else { return }
         publish(
             ClusterState.broadcastChannel,
-            ["t": "members", "host": .string(cluster.hostID), "members": .array(members)])
+            ["t": "alive", "host": .string(cluster.hostID), "seq": .number(Double(cluster.seq))])
+    }
+
+    /// Everything this host has told the others, to one host that asked (`sync`): it joined,
+    /// or it missed a delta. At most once per half heartbeat period per asking host.
+    private func sendSnapshot(to hostID: String) {
+        guard let cluster, cluster.connected, !cluster.stopped else { return }
+        let now = clock.now
+        let period = max(0.05, cluster.configuration.membershipExpirySeconds / 3)
+        if let last = cluster.snapshotSentAt[hostID], now.timeIntervalSince(last) < period / 2 { return }
+        cluster.snapshotSentAt[hostID] = now
+        let members = cluster.published.values.sorted { $0.key < $1.key }.map(\.json)
+        publish(
+            ClusterState.hostChannel(hostID),
+            [
+                "t": "snapshot", "host": .string(cluster.hostID), "seq": .number(Double(cluster.seq)),
+                "members": .array(members),
+            ])
+    }
+
+    /// Asks a peer for its snapshot (at most once per heartbeat period, unless `force`d by
+    /// its joining).
+    private func requestSync(from hostID: String, force: Bool = false) {
+        guard let cluster, cluster.connected else { return }
+        let now = clock.now
+        let period = max(0.05, cluster.configuration.membershipExpirySeconds / 3)
+        var peer = cluster.peers[hostID] ?? ClusterPeer(lastSeen: now)
+        peer.synced = false
+        if !force, let last = peer.syncRequestedAt, now.timeIntervalSince(last) < period {
+            cluster.peers[hostID] = peer
+            return
+        }
+        peer.syncRequestedAt = now
+        cluster.peers[hostID] = peer
+        publish(ClusterState.hostChannel(hostID), ["t": "sync", "host": .string(cluster.hostID)])
+    }
+
+    private func peerMembershipChanged() {
+        guard let cluster else { return }
+        metrics.update {
+            $0.cluster.members = cluster.memberCount
+            $0.cluster.peers = cluster.peers.count
+        }
+    }
+
+    private func receivedDelta(_ message: JSONValue, from host: String) {
+        guard let cluster, let seq = message["seq"]?.intValue else { return }
+        guard var peer = cluster.peers[host], peer.synced, seq == peer.seq + 1 else {
+            if let peer = cluster.peers[host], peer.synced, seq <= peer.seq { return }  // seen already
+            requestSync(from: host)
+            return
+        }
+        peer.seq = seq
+        peer.lastSeen = clock.now
+        for entry in message["left"]?.arrayValue ?? [] {
+            if let key = entry.stringValue { peer.members[key] = nil }
+        }
+        for entry in message["joined"]?.arrayValue ?? [] {
+            if let member = ClusterMember(entry) { peer.members[member.key] = member }
+        }
+        cluster.peers[host] = peer
+        peerMembershipChanged()
+    }
+
+    private func receivedSnapshot(_ message: JSONValue, from host: String) {
+        guard let cluster, let seq = message["seq"]?.intValue, let list = message["members"]?.arrayValue else { return }
+        var peer = cluster.peers[host] ?? ClusterPeer(lastSeen: clock.now)
+        peer.members = Dictionary(list.compactMap(ClusterMember.init).map { ($0.key, $0) }) { _, last in last }
+        peer.seq = seq
+        peer.synced = true
+        peer.lastSeen = clock.now
+        cluster.peers[host] = peer
+        peerMembershipChanged()
+    }
+
+    private func receivedAlive(_ message: JSONValue, from host: String) {
+        guard let cluster, let seq = message["seq"]?.intValue else { return }
+        guard var peer = cluster.peers[host], peer.synced, peer.seq == seq else {
+            requestSync(from: host)
+            cluster.peers[host]?.lastSeen = clock.now
+            return
+        }
+        peer.lastSeen = clock.now
+        cluster.peers[host] = peer
     }
 
     private func sweepPeers() {
@@ -209,9 +402,18 @@ extension HostCore {
 
     private func presentCopy(_ message: JSONValue) {
         guard let cluster, let id = message["id"]?.stringValue, let origin = message["origin"]?.stringValue,
-            cluster.copies[id] == nil, let modal = message["modal"],
-            let description = try? ModalDescription.decode(modal)
+            cluster.copies[id] == nil, let modal = message["modal"]
         else { return }
+        // The checks a local presentation passes: a kind the protocol knows, decoded with its
+        // sizes; and never a kind that stays on its host (pickers, web authentication: a
+        // copy of one can only be forged, and a sign-in URL from the backplane is nobody's).
+        guard id.hasPrefix(origin + "."), origin != cluster.hostID, !cluster.recentCopies.contains(id),
+            let description = try? ModalDescription.decode(modal), !description.staysOnHost
+        else {
+            clusterRejected(.refused, channel: ClusterState.hostChannel(cluster.hostID))
+            return
+        }
+        cluster.recentCopies.insert(id)
         let candidates: [SessionState]
         if let group = message["group"]?.stringValue {
             candidates = sessions.values.filter { $0.client.group == group && !$0.connections.isEmpty }
@@ -318,10 +520,32 @@ extension HostCore {
     }
 
     /// Another host's session won a presentation this host asked for.
+    /// It acts only through the first-answer claim: the origin asks the backplane who holds
+    /// the presentation's claim, and only an answer from that host, one the copy was sent to,
+    /// resolves it (a message alone, forged or replayed, resolves nothing).
     private func remoteAnswer(_ message: JSONValue) {
         guard let cluster, let id = message["id"]?.stringValue, let presentation = cluster.origins[id],
             !presentation.finished, let link = presentation.cluster, let host = message["host"]?.stringValue,
-            let key = message["member"]?.stringValue
+            link.remoteHosts.contains(host), message["member"]?.stringValue != nil
+        else {
+            if let cluster { clusterRejected(.refused, channel: ClusterState.hostChannel(cluster.hostID)) }
+            return
+        }
+        cluster.backplane.claimOwner(ClusterState.claimKey(id)) { [weak self] owner in
+            guard let self else { return }
+            perform {
+                guard owner == host else {
+                    self.logger.warning("cluster: an answer for \(id) from \(logSafe(host)) without its claim; ignored")
+                    self.clusterRejected(.refused, channel: ClusterState.hostChannel(cluster.hostID))
+                    return
+                }
+                self.claimedRemoteAnswer(message, presentation, host: host)
+            }
+        }
+    }
+
+    private func claimedRemoteAnswer(_ message: JSONValue, _ presentation: Presentation, host: String) {
+        guard !presentation.finished, let link = presentation.cluster, let key = message["member"]?.stringValue
         else { return }
         link.remoteHosts.remove(host)
         let client = ClientDescription(
@@ -373,25 +597,24 @@ extension HostCore {
         metrics.update { $0.cluster.received += 1 }
         let host = message["host"]?.stringValue
         switch type {
-        case "members":
-            guard let host, host != cluster.hostID, let list = message["members"]?.arrayValue else { return }
-            let members = list.compactMap { entry -> ClusterMember? in
-                guard let key = entry["key"]?.stringValue else { return nil }
-                return ClusterMember(
-                    key: key,
-                    client: ClientDescription(
-                        kind: entry["kind"]?.stringValue ?? "", name: entry["name"]?.stringValue ?? "",
-                        group: entry["group"]?.stringValue),
-                    capabilities: Set(entry["capabilities"]?.arrayValue?.compactMap(\.stringValue) ?? []))
-            }
-            cluster.peers[host] = ClusterPeer(members: members, lastSeen: clock.now)
-            metrics.update {
-                $0.cluster.members = cluster.memberCount
-                $0.cluster.peers = cluster.peers.count
-            }
-        case "join":
+        case "delta":
             guard let host, host != cluster.hostID else { return }
-            publishMembers()
+            receivedDelta(message, from: host)
+        case "alive":
+            guard let host, host != cluster.hostID else { return }
+            receivedAlive(message, from: host)
+        case "snapshot":
+            guard let host, host != cluster.hostID else { return }
+            receivedSnapshot(message, from: host)
+        case "sync":
+            guard let host, host != cluster.hostID else { return }
+            sendSnapshot(to: host)
+        case "join":
+            // A host (re)joined: it learns this host's members, and this host learns its.
+            guard let host, host != cluster.hostID else { return }
+            cluster.snapshotSentAt[host] = nil
+            sendSnapshot(to: host)
+            requestSync(from: host, force: true)
         case "leave":
             guard let host, host != cluster.hostID else { return }
             dropPeer(host)
@@ -416,7 +639,64 @@ extension HostCore {
 
     private func publish(_ channel: String, _ message: JSONValue) {
         guard let cluster, cluster.connected else { return }
-        cluster.backplane.publish(channel, message.jsonText)
+        var stamped = message
+        if case .object(var pairs) = message {
+            pairs.append(("ts", .number((Date().timeIntervalSince1970 * 1_000).rounded())))
+            stamped = .object(pairs)
+        }
+        let body = stamped.jsonText
+        cluster.backplane.publish(channel, cluster.configuration.key.map { $0.sign(body, channel: channel) } ?? body)
         metrics.update { $0.cluster.sent += 1 }
+    }
+
+    /// The largest backplane message a host sends but a snapshot (a modal, an answer, a delta).
+    static let maxClusterMessageBytes = 1 << 20
+    /// The largest snapshot (every member of a host: 10,000 sessions at their largest).
+    static let maxClusterSnapshotBytes = 64 << 20
+
+    /// A payload from the backplane checked (signature, age, size) and parsed, or why it is
+    /// dropped. Pure: runs on the backplane's thread.
+    static func openClusterMessage(
+        _ payload: String, channel: String, configuration: ClusterConfiguration
+    ) -> Result<JSONValue, ClusterRejection> {
+        guard payload.utf8.count <= maxClusterSnapshotBytes else { return .failure(.malformed) }
+        let body: String
+        if let key = configuration.key {
+            switch key.open(payload, channel: channel) {
+            case .success(let opened): body = String(opened)
+            case .failure(let reason): return .failure(reason)
+            }
+        } else {
+            body = payload
+        }
+        guard let message = try? JSONParser().parse(body), message["t"]?.stringValue != nil else {
+            return .failure(.malformed)
+        }
+        if body.utf8.count > maxClusterMessageBytes, message["t"]?.stringValue != "snapshot" {
+            return .failure(.malformed)
+        }
+        if configuration.key != nil {
+            guard let stamp = message["ts"]?.numberValue,
+                abs(Date().timeIntervalSince1970 - stamp / 1_000) <= configuration.maxMessageAgeSeconds
+            else { return .failure(.stale) }
+        }
+        return .success(message)
+    }
+
+    /// Counts a dropped message and says so in the log (the counts, at most once a second;
+    /// never the payload, which may carry a forged secret, nor the key).
+    func clusterRejected(_ reason: ClusterRejection, channel: String) {
+        guard let cluster, !cluster.stopped else { return }
+        cluster.rejected[reason, default: 0] += 1
+        metrics.update { $0.cluster.rejected[reason.rawValue, default: 0] += 1 }
+        let now = clock.now
+        if let last = cluster.rejectionLoggedAt, now.timeIntervalSince(last) < 1 { return }
+        cluster.rejectionLoggedAt = now
+        let counts = ClusterRejection.allCases.compactMap { reason in
+            cluster.rejected[reason].map { "\(reason.rawValue) \($0)" }
+        }
+        logger.warning(
+            "cluster: dropped a backplane message on \(logSafe(channel)) (\(reason.rawValue)); dropped so far: "
+                + counts.joined(separator: ", "))
     }
 }

@@ -43,7 +43,7 @@ extension HostCore {
             $0.sessionsExpired += 1
         }
         logger.info("session \(session.shortID) expired")
-        clusterMembershipChanged()
+        clusterMembershipChanged(session)
         session.handle.end()
     }
 

@@ -157,7 +157,7 @@ final class HostCore: @unchecked Sendable {
         guard let session = connection.session else { return }
         session.connections.removeAll { $0 == id }
         logger.info("session \(session.shortID): connection \(id) closed (\(code))")
-        if session.connections.isEmpty { clusterMembershipChanged() }
+        if session.connections.isEmpty { clusterMembershipChanged(session) }
         if session.connections.isEmpty, session.alive, !stopped {
             disconnects += 1
             session.disconnectOrder = disconnects
@@ -278,7 +278,7 @@ final class HostCore: @unchecked Sendable {
             session.capabilities = Set(hello.capabilities)
             session.connections.append(connection.id)
             connection.phase = .joined(session)
-            clusterMembershipChanged()
+            clusterMembershipChanged(session)
             metrics.update { $0.sessionsResumed += 1 }
             logger.info(
                 "session \(session.shortID) resumed by \(logSafe(client.kind)) \(logSafe(client.name))"
@@ -341,7 +341,7 @@ final class HostCore: @unchecked Sendable {
         transport.send(
             HostMessage.welcome(session: id, resumed: false, retentionSeconds: retentionSeconds).encode(),
             to: connection.id)
-        clusterMembershipChanged()
+        clusterMembershipChanged(session)
         // The `sessions` handler runs the session's flow: `Presenter.current` is this session.
         Presenter.withCurrentSession(handle) { newSessions.onNext(handle) }
         return nil

@@ -39,6 +39,8 @@ final class HostMetrics: Sendable {
         var sent = 0
         var received = 0
         var claims: [ClusterClaim: Int] = [:]
+        /// Backplane messages dropped on receipt, by reason (`ClusterRejection`).
+        var rejected: [String: Int] = [:]
     }
 
     /// Upper bounds of the present-to-answer latency buckets, in seconds.
@@ -170,6 +172,12 @@ final class HostMetrics: Sendable {
             metric(
                 "remote_modal_cluster_claims_total", "counter", "First-answer claims, by outcome.",
                 [ClusterClaim.won, .lost, .unavailable].map { ("{outcome=\"\($0)\"}", "\(cluster.claims[$0] ?? 0)") })
+            metric(
+                "remote_modal_cluster_rejected_total", "counter",
+                "Backplane messages dropped on receipt (unsigned, bad signature, stale, malformed, refused).",
+                ClusterRejection.allCases.map {
+                    ("{reason=\"\($0.rawValue)\"}", "\(cluster.rejected[$0.rawValue] ?? 0)")
+                })
         }
         return lines.joined(separator: "\n") + "\n"
     }
