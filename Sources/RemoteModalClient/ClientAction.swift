@@ -55,6 +55,9 @@ public enum Disconnection: Sendable, Equatable {
     case noWelcome
     /// No reply within the reply timeout after an answer or a chunk: a dead network.
     case noReply
+    /// Nothing came within the heartbeat's timeout after a `ping` (`seconds`: the silence
+    /// when the client gave up): a stopped host or a stalled network.
+    case silent(seconds: Int)
 }
 
 /// Why the client ended a modal or dropped an answer by itself (no `dismiss` came).

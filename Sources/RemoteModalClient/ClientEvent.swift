@@ -78,6 +78,10 @@ public enum ClientTimer: Hashable, Sendable {
     case reply(attempt: Int)
     /// After a resume: how long the host's re-sent state (controls, presents) may take.
     case resync(attempt: Int)
+    /// The heartbeat: the host has been silent this long; a `ping` goes out.
+    case heartbeat(attempt: Int)
+    /// The wait for any message after a `ping`.
+    case pong(attempt: Int)
     /// The input throttle of one alert.
     case input(id: String)
     /// Runs out when the session's retention passed since the link was lost: a fresh

@@ -13,8 +13,10 @@ extension ClientStateMachine {
             return heard(nil, attempt: number) + undecodable(text, error, attempt: number)
         }
         var actions = heard(message, attempt: number)
-        if case .welcome(let id, let resumed, let retention) = message {
+        if case .welcome(let id, let resumed, let retention, let offer) = message {
             guard phase == .open(number) else { return actions + [.emit(.skipped(why: "a second welcome"))] }
+            heartbeat = offer
+            pingOutstanding = false
             return actions + welcome(id, resumed: resumed, retention: retention, attempt: number)
         }
         guard case .welcomed = phase else {
@@ -34,7 +36,7 @@ extension ClientStateMachine {
             }
         }
         switch message {
-        case .welcome: return actions
+        case .welcome, .pong: return actions
         case .present(_, let id, let modal, let uploads):
             return actions + present(id, modal, uploads, attempt: number)
         case .uploadAck(_, let id, let file, let received):

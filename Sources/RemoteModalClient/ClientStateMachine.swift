@@ -58,6 +58,13 @@ public struct ClientStateMachine: Sendable {
     var awaitingReply: Set<String>?
     var resync: Resync?
     var uploads: [String: UploadPlan] = [:]
+    /// The heartbeat the welcome offered (none from hosts before it).
+    var heartbeat: Heartbeat?
+    /// Whether the heartbeat timer runs with the active interval (else idle).
+    var beatActive = false
+    /// A `ping` went out and nothing has come since.
+    var pingOutstanding = false
+    var pingCount = 0
 
     /// Creates a machine; nothing happens before `storeLoaded`.
     /// - Parameters:
@@ -126,7 +133,7 @@ public struct ClientStateMachine: Sendable {
             return failed(number, failure)
         case .textReceived(let number, let text):
             guard attempt == number, phase != .connecting(number) else { return [] }
-            return received(text, attempt: number)
+            return received(text, attempt: number) + beat(number)
         case .oversizedReceived(let number, let bytes):
             guard attempt == number else { return [] }
             return [
@@ -138,7 +145,7 @@ public struct ClientStateMachine: Sendable {
             return answer(id, reply)
         case .tapped(let control):
             guard case .welcomed(let number) = phase else { return [.emit(.offline(what: "tap on \(control)"))] }
-            return [.send(attempt: number, text: ClientMessage.event(control: control).encode())]
+            return [.send(attempt: number, text: ClientMessage.event(control: control).encode())] + quicken(number)
         case .typed(let id, let textFields):
             return typed(id, textFields)
         case .picked(let id, let files):
@@ -171,6 +178,7 @@ public struct ClientStateMachine: Sendable {
             if let number = attempt {
                 actions += [
                     .cancelTimer(.welcome(attempt: number)), .cancelTimer(.reply(attempt: number)),
+                    .cancelTimer(.heartbeat(attempt: number)), .cancelTimer(.pong(attempt: number)),
                     .closeLink(attempt: number, code: 1000, reason: "client stopped"),
                 ]
             }
@@ -234,12 +242,15 @@ public struct ClientStateMachine: Sendable {
         let wasWelcomed = phase == .welcomed(number)
         var actions: [ClientAction] = [
             .cancelTimer(.welcome(attempt: number)), .cancelTimer(.reply(attempt: number)),
-            .cancelTimer(.resync(attempt: number)),
+            .cancelTimer(.resync(attempt: number)), .cancelTimer(.heartbeat(attempt: number)),
+            .cancelTimer(.pong(attempt: number)),
         ]
         if close { actions.append(.closeLink(attempt: number, code: 1000, reason: "gave up")) }
         resync = nil
         awaitingReply = nil
         replyArmed = false
+        heartbeat = nil
+        pingOutstanding = false
         for id in uploads.keys { uploads[id]?.pause() }
         for id in inputThrottled { actions.append(.cancelTimer(.input(id: id))) }
         inputThrottled = []
@@ -275,6 +286,13 @@ public struct ClientStateMachine: Sendable {
         case .reply(let number):
             guard phase == .welcomed(number), replyArmed else { return [] }
             return lost(number, .noReply, close: true)
+        case .heartbeat(let number):
+            guard phase == .welcomed(number), heartbeat != nil, !pingOutstanding else { return [] }
+            return ping(number)
+        case .pong(let number):
+            guard phase == .welcomed(number), let heartbeat, pingOutstanding else { return [] }
+            let waited = (beatActive ? heartbeat.activeSeconds : heartbeat.idleSeconds) + heartbeat.timeoutSeconds
+            return lost(number, .silent(seconds: waited), close: true)
         case .resync(let number):
             guard resync?.attempt == number else { return [] }
             return endResync(except: nil)

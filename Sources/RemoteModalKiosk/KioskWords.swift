@@ -47,6 +47,7 @@ extension KioskModel {
         case .helloRefused(let error): clean(error.message)
         case .noWelcome: "the host is not answering (no welcome in 10 s)"
         case .noReply: "the host is not answering (no reply in 10 s)"
+        case .silent(let seconds): "the host is not answering (nothing heard for \(seconds) s)"
         }
     }
 

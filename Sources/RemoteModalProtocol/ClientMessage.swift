@@ -141,13 +141,16 @@ public enum ClientMessage: Sendable, Equatable {
     case upload(UploadChunk)
     /// A tap on a control.
     case event(control: String)
+    /// A liveness probe (docs/protocol.md, section 3, "Heartbeat"): the host answers `pong` at once,
+    /// echoing `id` when given.
+    case ping(id: Int?)
 
     /// The modal the message concerns, for those that name one.
     public var modalID: String? {
         switch self {
         case .result(let id, _), .failure(let id, _, _), .input(let id, _): id
         case .upload(let chunk): chunk.id
-        case .hello, .event: nil
+        case .hello, .event, .ping: nil
         }
     }
 
@@ -160,6 +163,7 @@ public enum ClientMessage: Sendable, Equatable {
         case .input: "input"
         case .upload: "upload"
         case .event: "event"
+        case .ping: "ping"
         }
     }
 
@@ -228,6 +232,8 @@ public enum ClientMessage: Sendable, Equatable {
                     last: try fields.bool("last")))
         case "event":
             return .event(control: try fields.string("control"))
+        case "ping":
+            return .ping(id: try fields.optionalInt("id", in: 0...Int(Int32.max)))
         default:
             // The type is the peer's text: echoed at most 64 characters, so an error is never
             // an amplifier (a 60 KB type must not earn a 120 KB reply).
@@ -308,6 +314,11 @@ public enum ClientMessage: Sendable, Equatable {
         case .event(let control):
             writer.raw(",\"control\":")
             writer.string(control)
+        case .ping(let id):
+            if let id {
+                writer.raw(",\"id\":")
+                writer.int(id)
+            }
         }
         writer.raw("}")
         return writer.output

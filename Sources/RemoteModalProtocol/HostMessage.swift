@@ -123,14 +123,44 @@ public struct UploadOffer: Sendable, Equatable {
     }
 }
 
-/// Every message the host sends. All but `welcome` (and an `error` before `welcome`)
+/// The heartbeat a host offers in `welcome` (docs/protocol.md, section 3, "Heartbeat"): how long a client
+/// may hear nothing before it sends `ping`, and how long it waits for any message after one.
+public struct Heartbeat: Sendable, Equatable {
+    /// Silence before a ping while nothing waits for the host (no dialog shown, no answer
+    /// kept, no tap just sent).
+    public var idleSeconds: Int
+    /// Silence before a ping while a dialog is shown, a tap was just sent or an answer waits.
+    public var activeSeconds: Int
+    /// How long after a ping the client waits for any message before it gives the
+    /// connection up.
+    public var timeoutSeconds: Int
+
+    /// The host's default: a silent host is noticed within 9 s while active, 25 s idle.
+    public static let standard = Heartbeat(idleSeconds: 20, activeSeconds: 4, timeoutSeconds: 5)
+
+    /// Creates a heartbeat offer.
+    /// - Parameters:
+    ///   - idleSeconds: Silence before a ping when idle.
+    ///   - activeSeconds: Silence before a ping when something waits for the host.
+    ///   - timeoutSeconds: The wait for any message after a ping.
+    public init(idleSeconds: Int, activeSeconds: Int, timeoutSeconds: Int) {
+        self.idleSeconds = idleSeconds
+        self.activeSeconds = activeSeconds
+        self.timeoutSeconds = timeoutSeconds
+    }
+}
+
+/// Every message the host sends. All but `welcome`, `pong` (and an `error` before `welcome`)
 /// carry the session's `seq`. Decoding is open, as a client's must be: a message of a type
 /// this version does not know is `unknown`, a `present` of a kind it does not know is
 /// `presentUnknown`, and growable values (dismiss reasons, status levels, error codes,
 /// action styles, text field kinds) it does not know are kept or given their default.
 public enum HostMessage: Sendable, Equatable {
     /// The handshake answer.
-    case welcome(session: String, resumed: Bool, retentionSeconds: Int)
+    case welcome(session: String, resumed: Bool, retentionSeconds: Int, heartbeat: Heartbeat? = nil)
+    /// The answer to a client's `ping` (no `seq`: it belongs to the connection, not the
+    /// session), echoing the ping's `id` when it had one.
+    case pong(id: Int?)
     /// Show a modal; a picker's carries its upload window and, after a resume, what
     /// the host already holds.
     case present(seq: Int, id: String, modal: ModalDescription, uploads: UploadOffer? = nil)
@@ -159,6 +189,7 @@ public enum HostMessage: Sendable, Equatable {
     public var type: String {
         switch self {
         case .welcome: "welcome"
+        case .pong: "pong"
         case .present: "present"
         case .dismiss: "dismiss"
         case .update: "update"
@@ -175,7 +206,7 @@ public enum HostMessage: Sendable, Equatable {
     /// The sequence number, if the message has one.
     public var seq: Int? {
         switch self {
-        case .welcome: nil
+        case .welcome, .pong: nil
         case .present(let seq, _, _, _), .dismiss(let seq, _, _), .update(let seq, _, _), .controls(let seq, _),
             .status(let seq, _, _), .uploadAck(let seq, _, _, _):
             seq
@@ -244,13 +275,27 @@ public enum HostMessage: Sendable, Equatable {
             writer.int(seq)
         }
         switch self {
-        case .welcome(let session, let resumed, let retention):
+        case .welcome(let session, let resumed, let retention, let heartbeat):
             writer.raw(",\"protocol\":1,\"session\":")
             writer.string(session)
             writer.raw(",\"resumed\":")
             writer.bool(resumed)
             writer.raw(",\"retentionSeconds\":")
             writer.int(retention)
+            if let heartbeat {
+                writer.raw(",\"heartbeat\":{\"idleSeconds\":")
+                writer.int(heartbeat.idleSeconds)
+                writer.raw(",\"activeSeconds\":")
+                writer.int(heartbeat.activeSeconds)
+                writer.raw(",\"timeoutSeconds\":")
+                writer.int(heartbeat.timeoutSeconds)
+                writer.raw("}")
+            }
+        case .pong(let id):
+            if let id {
+                writer.raw(",\"id\":")
+                writer.int(id)
+            }
         case .present(_, let id, let modal, let uploads):
             writer.raw(",\"id\":")
             writer.string(id)
@@ -350,9 +395,20 @@ public enum HostMessage: Sendable, Equatable {
         let type = try fields.string("type")
         switch type {
         case "welcome":
+            // An offer this client cannot read is no offer: the welcome itself still counts.
+            var heartbeat: Heartbeat?
+            if let offer = try? fields.optionalObject("heartbeat"),
+                let idle = try? offer.int("idleSeconds", in: 1...3_600),
+                let active = try? offer.int("activeSeconds", in: 1...3_600),
+                let timeout = try? offer.int("timeoutSeconds", in: 1...3_600)
+            {
+                heartbeat = Heartbeat(idleSeconds: idle, activeSeconds: active, timeoutSeconds: timeout)
+            }
             return .welcome(
                 session: try fields.string("session"), resumed: try fields.bool("resumed"),
-                retentionSeconds: try fields.int("retentionSeconds"))
+                retentionSeconds: try fields.int("retentionSeconds"), heartbeat: heartbeat)
+        case "pong":
+            return .pong(id: try fields.optionalInt("id"))
         case "present":
             var uploads: UploadOffer?
             if let window = try fields.optionalInt("uploadWindow") {

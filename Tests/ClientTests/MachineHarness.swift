@@ -68,9 +68,14 @@ struct MachineHarness {
     }
 
     /// Opens the current attempt and welcomes it.
-    mutating func welcome(_ session: String = "s1", resumed: Bool = false) {
+    mutating func welcome(_ session: String = "s1", resumed: Bool = false, heartbeat: Heartbeat? = nil) {
         handle(.linkOpened(attempt: attempt))
-        host(.welcome(session: session, resumed: resumed, retentionSeconds: 60))
+        host(.welcome(session: session, resumed: resumed, retentionSeconds: 60, heartbeat: heartbeat))
+    }
+
+    /// The pings sent on an attempt.
+    func pings(on attempt: Int) -> Int {
+        messages(on: attempt).filter { if case .ping = $0 { true } else { false } }.count
     }
 
     mutating func present(_ id: String, _ modal: ModalDescription = signIn, uploads: UploadOffer? = nil) {

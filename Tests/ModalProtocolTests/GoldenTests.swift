@@ -152,6 +152,11 @@ struct HostGolden: Sendable, CustomTestStringConvertible {
                     .actionDisabled, "action 1 is disabled for these text fields (its rule refuses them)",
                     ref: "result", id: "m12"))),
         HostGolden(name: "host.resumed", message: .resumed(seq: 12)),
+        HostGolden(
+            name: "host.welcome.heartbeat",
+            message: .welcome(
+                session: "q3J0dW5uZWxzLWFyZS1mdW4", resumed: false, retentionSeconds: 60, heartbeat: .standard)),
+        HostGolden(name: "host.pong", message: .pong(id: 7)),
     ]
 }
 
@@ -209,6 +214,7 @@ struct ClientGolden: Sendable, CustomTestStringConvertible {
                     data: "aGVsbG8=",
                     last: false))),
         ClientGolden(name: "client.event", message: .event(control: "signIn")),
+        ClientGolden(name: "client.ping", message: .ping(id: 7)),
     ]
 }
 

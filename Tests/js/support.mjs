@@ -37,11 +37,12 @@ export async function until(condition, ms = 3000) {
 
 /** A client on a fake socket, welcomed into session `s1`; `events` records what it emits. */
 export function welcomed({ storage = null, now, resumed = false, session = "s1", retentionSeconds = 60,
-                          welcomeTimeoutMs = 0, answerTimeoutMs = 0 } = {}) {
+                          welcomeTimeoutMs = 0, answerTimeoutMs = 0, heartbeat = undefined, heartbeatSecondMs = 1000 } = {}) {
   // The liveness checks are off unless a test asks for them: most tests leave their client
   // connected to a fake socket that never replies.
   const client = new ModalClient({ url: "ws://h/ws", storage, WebSocketImpl: FakeSocket, capabilities: ["alert", "photoPicker"],
-                                   resyncMs: 30, welcomeTimeoutMs, answerTimeoutMs, ...(now ? { now } : {}) });
+                                   resyncMs: 30, welcomeTimeoutMs, answerTimeoutMs, heartbeatSecondMs,
+                                   ...(now ? { now } : {}) });
   const events = [];
   for (const type of ["state", "present", "dismiss", "update", "controls", "status", "answer", "rejected", "sessionLost", "welcome", "represent"]) {
     client.addEventListener(type, (event) => events.push([type, event.detail]));
@@ -49,7 +50,7 @@ export function welcomed({ storage = null, now, resumed = false, session = "s1",
   client.connect();
   const socket = FakeSocket.last;
   socket.onopen();
-  socket.receive({ type: "welcome", protocol: 1, session, resumed, retentionSeconds });
+  socket.receive({ type: "welcome", protocol: 1, session, resumed, retentionSeconds, ...(heartbeat ? { heartbeat } : {}) });
   return { client, socket, events };
 }
 

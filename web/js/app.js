@@ -56,8 +56,9 @@ let countdown = null;
 
 /** What the banner says while offline: a refusal names the host's reason and when the page
  *  tries again (a 1013 is "try again later": the page keeps trying by itself). */
-function offlineText({ attempt, refusal, retryAt, hostLeft }) {
+function offlineText({ attempt, refusal, retryAt, hostLeft, silent }) {
   if (hostLeft) return `The host went away (it is shutting down or restarting). Reconnecting… attempt ${Math.max(1, attempt)}`;
+  if (silent && !refusal) return `The host is not answering. Reconnecting… attempt ${Math.max(1, attempt)}`;
   if (!refusal) return `Reconnecting… attempt ${Math.max(1, attempt)}`;
   const lead = refusal.code === 1013 ? "The host refused this page" : "The host closed the connection";
   const seconds = Math.ceil(((retryAt ?? 0) - Date.now()) / 1000);

@@ -76,10 +76,18 @@ const ANSWERS_KEY = "remote-modal.answers";
 export class ModalClient extends EventTarget {
   constructor({ url, name = "browser", kind = "browser", group = null, capabilities = [], token = null,
                 storage = globalThis.sessionStorage ?? null, WebSocketImpl = globalThis.WebSocket,
-                now = () => Date.now(), resyncMs = 2000, welcomeTimeoutMs = 10000, answerTimeoutMs = 10000 } = {}) {
+                now = () => Date.now(), resyncMs = 2000, welcomeTimeoutMs = 10000, answerTimeoutMs = 10000,
+                heartbeatSecondMs = 1000 } = {}) {
     // welcomeTimeoutMs, answerTimeoutMs: when a connection is given up (no `welcome`; no reply
-    // to an answer); 0 turns the check off.
+    // to an answer); 0 turns the check off. heartbeatSecondMs: the length of one of the
+    // heartbeat's seconds (tests shorten it); 0 turns the heartbeat off.
     super();
+    this.heartbeatSecondMs = heartbeatSecondMs;
+    this.heartbeat = null;           // the welcome's {idleSeconds, activeSeconds, timeoutSeconds}, clamped
+    this.beatTimer = null;           // runs out after a silence: a ping goes out
+    this.pongTimer = null;           // runs out when nothing answered the ping: the host is silent
+    this.beatActive = false;
+    this.pingId = 0;
     this.welcomeTimeoutMs = welcomeTimeoutMs;
     this.answerTimeoutMs = answerTimeoutMs;
     this.url = url;
@@ -121,6 +129,7 @@ export class ModalClient extends EventTarget {
     this.helloError = null;
     clearTimeout(this.retryTimer);
     this.heard();                                  // a watchdog of an earlier connection ("Retry now") ends
+    this.stopHeartbeat();
     this.setState(this.attempt === 0 && this.state !== "reconnecting" ? "connecting" : "reconnecting");
     const separator = this.url.includes("?") ? "&" : "?";
     const ws = new this.WebSocketImpl(`${this.url}${separator}affinity=${encodeURIComponent(this.affinity)}`, PROTOCOL);
@@ -147,12 +156,55 @@ export class ModalClient extends EventTarget {
   }
 
   /** Gives a connection up without waiting for its close (a dead network can take minutes
-   *  to report one) and reconnects as after a drop; a resume re-sends what was kept. */
+   *  to report one) and reconnects as after a drop; a resume re-sends what was kept. The
+   *  state event says `silent`: the host is not answering. */
   abandon(ws, reason) {
     ws.onclose = null;
     ws.onmessage = null;
     try { ws.close(4000, reason); } catch { /* already closing */ }
-    this.lost(ws, { code: 1006, reason });
+    this.lost(ws, { code: 1006, reason, silent: true });
+  }
+
+  /** The heartbeat (docs/protocol.md, section 3): whether something waits for the host. */
+  waitsForHost() { return this.shown.size > 0 || this.unconfirmed.size > 0 || Boolean(this.answerTimer); }
+
+  /** The host was heard (or has just welcomed us): the silence starts again, with the
+   *  active interval while something waits for the host. */
+  beat() {
+    if (!this.heartbeat || !this.isOpen) return;
+    clearTimeout(this.pongTimer);
+    this.pongTimer = null;
+    this.beatActive = this.waitsForHost();
+    this.armBeat(this.beatActive ? this.heartbeat.activeSeconds : this.heartbeat.idleSeconds);
+  }
+
+  /** Something now waits for the host (a tap, an answer): an idle heartbeat becomes the
+   *  active one from now. An active one runs on: repeated taps do not put the ping off. */
+  quicken() {
+    if (!this.heartbeat || !this.isOpen || this.pongTimer || this.beatActive) return;
+    this.beatActive = true;
+    this.armBeat(this.heartbeat.activeSeconds);
+  }
+
+  armBeat(seconds) {
+    clearTimeout(this.beatTimer);
+    const ws = this.ws;
+    this.beatTimer = setTimeout(() => {
+      this.beatTimer = null;
+      if (this.ws !== ws || !this.isOpen) return;
+      this.send({ type: "ping", id: this.pingId = (this.pingId % 2147483647) + 1 });
+      this.pongTimer = setTimeout(() => {
+        this.pongTimer = null;
+        if (this.ws === ws) this.abandon(ws, "the host is not answering");
+      }, this.heartbeat.timeoutSeconds * this.heartbeatSecondMs);
+    }, seconds * this.heartbeatSecondMs);
+  }
+
+  stopHeartbeat() {
+    clearTimeout(this.beatTimer);
+    clearTimeout(this.pongTimer);
+    this.beatTimer = this.pongTimer = null;
+    this.heartbeat = null;
   }
 
   /** Something came from the host: the connection is alive. Answers re-sent after a resume
@@ -181,6 +233,8 @@ export class ModalClient extends EventTarget {
   lost(ws, event) {
     if (this.ws !== ws) return;
     clearTimeout(this.welcomeTimer);
+    this.stopHeartbeat();
+    this.silent = Boolean(event.silent);
     this.heard();
     this.ws = null;
     this.disconnected();
@@ -211,6 +265,7 @@ export class ModalClient extends EventTarget {
     this.stopped = true;
     clearTimeout(this.retryTimer);
     clearTimeout(this.welcomeTimer);
+    this.stopHeartbeat();
     this.heard();
     this.ws?.close(1000);
   }
@@ -226,9 +281,10 @@ export class ModalClient extends EventTarget {
 
   setState(state) {
     this.state = state;
-    if (state === "open") { this.refusal = null; this.hostLeft = false; }
+    if (state === "open") { this.refusal = null; this.hostLeft = false; this.silent = false; }
     this.emit("state", { state, attempt: this.attempt, refusal: this.refusal ?? null, retryAt: this.retryAt ?? null,
-                         hostLeft: Boolean(this.hostLeft), helloError: this.helloError ?? null });
+                         hostLeft: Boolean(this.hostLeft), helloError: this.helloError ?? null,
+                         silent: Boolean(this.silent) });
   }
 
   emit(type, detail) { this.dispatchEvent(new CustomEvent(type, { detail })); }
@@ -240,6 +296,11 @@ export class ModalClient extends EventTarget {
   }
 
   receive(text) {
+    this.apply(text);
+    this.beat();
+  }
+
+  apply(text) {
     let message;
     try { message = JSON.parse(text); } catch { this.heard(); return; }
     this.heard(message);
@@ -273,6 +334,7 @@ export class ModalClient extends EventTarget {
   welcome(message) {
     clearTimeout(this.welcomeTimer);
     this.attempt = 0;
+    this.heartbeat = heartbeatOffer(message.heartbeat, this.heartbeatSecondMs);
     const fresh = !message.resumed || message.session !== this.session;
     if (fresh && this.session) {
       // The session we had is gone. Inside its retention that means the host lost it
@@ -443,7 +505,7 @@ export class ModalClient extends EventTarget {
     this.lastAnswered = message.id;
     this.persistAnswers();
     const sent = this.isOpen && this.send(message);
-    if (sent) { this.awaitingReply?.add(message.id); this.expectReply(); }
+    if (sent) { this.awaitingReply?.add(message.id); this.expectReply(); this.quicken(); }
     this.emit("answer", { id: message.id, sent });
   }
 
@@ -458,7 +520,11 @@ export class ModalClient extends EventTarget {
   /** Whether an answer for `id` is still waiting for its dismiss. */
   answered(id) { return this.unconfirmed.has(id); }
 
-  tap(control) { return this.isOpen && this.send({ type: "event", control }); }
+  tap(control) {
+    const sent = this.isOpen && this.send({ type: "event", control });
+    if (sent) this.quicken();
+    return sent;
+  }
 
   /** Sends text field values, at most 10 messages a second per modal (trailing edge). The
    *  last values are kept and re-sent after a resume, so the host can restore them. */
@@ -529,6 +595,16 @@ export class ModalClient extends EventTarget {
     upload.start();
     return upload;
   }
+}
+
+/** A welcome's heartbeat offer, each value clamped to 1..300 s (a hostile or mistaken 0 must
+ *  not make the page ping in a loop); null when absent or malformed (a host before it: the
+ *  page must not ping it). */
+function heartbeatOffer(offer, secondMs) {
+  if (!(secondMs > 0) || !offer || typeof offer !== "object") return null;
+  const keys = ["idleSeconds", "activeSeconds", "timeoutSeconds"];
+  if (!keys.every((key) => Number.isInteger(offer[key]) && offer[key] >= 1 && offer[key] <= 3600)) return null;
+  return Object.fromEntries(keys.map((key) => [key, Math.min(300, offer[key])]));
 }
 
 function restore(storage) {

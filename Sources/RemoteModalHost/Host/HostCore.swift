@@ -284,7 +284,10 @@ final class HostCore: @unchecked Sendable {
                 "session \(session.shortID) resumed by \(logSafe(client.kind)) \(logSafe(client.name))"
                     + " on \(connection.id)")
             transport.send(
-                HostMessage.welcome(session: session.id, resumed: true, retentionSeconds: retentionSeconds).encode(),
+                HostMessage.welcome(
+                    session: session.id, resumed: true, retentionSeconds: retentionSeconds,
+                    heartbeat: configuration.heartbeat
+                ).encode(),
                 to: connection.id)
             transport.send(
                 HostMessage.controls(seq: session.takeSeq(), items: session.controls).encode(), to: connection.id)
@@ -339,7 +342,10 @@ final class HostCore: @unchecked Sendable {
             "session \(session.shortID) created for \(logSafe(client.kind)) \(logSafe(client.name))"
                 + (client.group.map { " in group \(logSafe($0))" } ?? "") + " on \(connection.id)")
         transport.send(
-            HostMessage.welcome(session: id, resumed: false, retentionSeconds: retentionSeconds).encode(),
+            HostMessage.welcome(
+                session: id, resumed: false, retentionSeconds: retentionSeconds,
+                heartbeat: configuration.heartbeat
+            ).encode(),
             to: connection.id)
         clusterMembershipChanged(session)
         // The `sessions` handler runs the session's flow: `Presenter.current` is this session.
@@ -367,6 +373,10 @@ final class HostCore: @unchecked Sendable {
             return upload(chunk, from: connection, in: session)
         case .event(let control):
             session.handle.tapped(control)
+            return nil
+        case .ping(let id):
+            // Connection-level: only to the asking connection, no `seq`, nothing kept.
+            transport.send(HostMessage.pong(id: id).encode(), to: connection.id)
             return nil
         }
     }

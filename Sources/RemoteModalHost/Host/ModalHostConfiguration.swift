@@ -1,9 +1,15 @@
+import RemoteModalProtocol
+
 /// The host's limits and policies; every default is the one docs/protocol.md names.
 public struct ModalHostConfiguration: Sendable {
     /// How long a session outlives its last connection, in seconds.
     public var retentionSeconds: Double = 60
     /// How long a new connection may take to send `hello`, in seconds.
     public var helloTimeoutSeconds: Double = 10
+    /// The heartbeat offered in `welcome` (clients then `ping` after a silence and the host
+    /// answers `pong`); `nil` offers none, as hosts before it did. The host keeps no timer
+    /// for it: its cost is one `pong` per `ping`.
+    public var heartbeat: Heartbeat? = .standard
     /// The most modals pending at once in one session; more fail with `tooManyPending`.
     public var maxPendingModalsPerSession = 64
     /// Messages a second a connection may send on average.

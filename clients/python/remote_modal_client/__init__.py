@@ -5,8 +5,8 @@ de-duplication. `ModalClient` is a session across connections: it resumes after 
 keeps each answer until its `dismiss` and sends it again after a resume, and uploads
 picked files within the host's window, continuing from what the host holds.
 """
-from .client import (CAPABILITIES, ModalClient, ProtocolClient, ProtocolViolation, SessionLost, Upload,
-                     backoff_delays, chunk_messages, picked_item)
+from .client import (CAPABILITIES, HostSilent, ModalClient, ProtocolClient, ProtocolViolation, SessionLost, Upload,
+                     backoff_delays, chunk_messages, heartbeat_offer, picked_item)
 
-__all__ = ["CAPABILITIES", "ModalClient", "ProtocolClient", "ProtocolViolation", "SessionLost", "Upload",
-           "backoff_delays", "chunk_messages", "picked_item"]
+__all__ = ["CAPABILITIES", "HostSilent", "ModalClient", "ProtocolClient", "ProtocolViolation", "SessionLost",
+           "Upload", "backoff_delays", "chunk_messages", "heartbeat_offer", "picked_item"]

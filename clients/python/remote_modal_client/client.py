@@ -19,6 +19,12 @@ class ProtocolViolation(AssertionError):
     """The host broke a rule of the protocol (a `seq` that went back, no `welcome`...)."""
 
 
+class HostSilent(ConnectionError):
+    """Nothing came from the host within the heartbeat's timeout after a `ping` (section 3,
+    "Heartbeat"): a stopped host or a stalled network. The connection was given up;
+    `ModalClient.reconnect()` resumes the session."""
+
+
 class SessionLost(Exception):
     """A resume got a new session (`resumed: false`): the old session's modals are gone."""
 
@@ -62,7 +68,7 @@ class ProtocolClient:
     `on_message`: called with each host message as received (a schema check, a log).
     """
 
-    def __init__(self, ws, strict_seq=False, on_message=None):
+    def __init__(self, ws, strict_seq=False, on_message=None, heartbeat=False):
         self.ws = ws
         self.session = None
         self.welcome = None
@@ -70,14 +76,28 @@ class ProtocolClient:
         self.last_seq = 0
         self.strict_seq = strict_seq
         self.on_message = on_message
+        #: Whether to use the host's heartbeat offer (section 3): off for tests of a host,
+        #: which count exactly what they send; `ModalClient` turns it on.
+        self.use_heartbeat = heartbeat
+        #: The welcome's offer, clamped (None: the host offered none, or `heartbeat` is off).
+        self.heartbeat = None
+        #: Whether something waits for the host (a dialog shown, an answer kept): the
+        #: active interval applies. `ModalClient` sets it; a tap sets `tapped` until a reply.
+        self.active = lambda: False
+        self.tapped = False
+        self.pings = 0
+        self._last_heard = None
+        self._ping_at = None
 
     @classmethod
     async def open(cls, url, name="python", group=None, capabilities=CAPABILITIES, resume=None, token=None,
-                   last_seq=None, kind="python", strict_seq=False, on_message=None, timeout=10, **connect):
+                   last_seq=None, kind="python", strict_seq=False, on_message=None, timeout=10, heartbeat=False,
+                   **connect):
         """Connects, sends `hello` (resuming `resume` when given) and waits for `welcome`.
+        `heartbeat=True` pings the host after a silence, as its `welcome` offers (section 3).
         Extra keyword arguments go to `websockets.connect` (`local_addr=`, `ssl=`...)."""
         ws = await websockets.connect(url, subprotocols=["remote-modal.v1"], **connect)
-        client = cls(ws, strict_seq=strict_seq, on_message=on_message)
+        client = cls(ws, strict_seq=strict_seq, on_message=on_message, heartbeat=heartbeat)
         hello = {"type": "hello", "protocol": 1, "client": {"kind": kind, "name": name},
                  "capabilities": list(capabilities)}
         if group:
@@ -95,6 +115,8 @@ class ProtocolClient:
             raise ProtocolViolation(f"expected welcome, got {welcome}")
         client.session = welcome["session"]
         client.welcome = welcome
+        if heartbeat:
+            client.heartbeat = heartbeat_offer(welcome.get("heartbeat"))
         if resume and (not welcome["resumed"] or welcome["session"] != resume):
             client.last_seq = 0
         elif resume and last_seq is not None:
@@ -104,13 +126,54 @@ class ProtocolClient:
     async def send(self, message):
         await self.ws.send(json.dumps(message))
 
+    async def _receive(self, timeout):
+        """The next frame's text; with a heartbeat, pings after a silence and raises
+        `HostSilent` when nothing answers (the caller's `timeout` still raises
+        `asyncio.TimeoutError`)."""
+        if self.heartbeat is None:
+            return await asyncio.wait_for(self.ws.recv(), timeout)
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        if self._last_heard is None:
+            self._last_heard = loop.time()
+        while True:
+            now = loop.time()
+            if self._ping_at is not None:
+                silent_at = self._ping_at + self.heartbeat["timeoutSeconds"]
+            else:
+                busy = self.tapped or self.active()
+                silent_at = self._last_heard + self.heartbeat["activeSeconds" if busy else "idleSeconds"]
+            try:
+                text = await asyncio.wait_for(self.ws.recv(), max(0.0, min(deadline, silent_at) - now))
+            except asyncio.TimeoutError:
+                now = loop.time()
+                if now < silent_at and now >= deadline:
+                    raise
+                if now < silent_at:
+                    continue
+                if self._ping_at is None:
+                    self.pings += 1
+                    self._ping_at = now
+                    await self.ws.send(json.dumps({"type": "ping", "id": self.pings}))
+                    continue
+                # No closing handshake: a silent host would hold it for its close timeout.
+                self.ws.transport.abort()
+                raise HostSilent(f"the host is not answering: nothing heard for "
+                                 f"{now - self._last_heard:.1f} s, {self.heartbeat['timeoutSeconds']} s after a ping")
+            self._last_heard = loop.time()
+            self._ping_at = None
+            self.tapped = False
+            return text
+
     async def next(self, timeout=5):
         """The next host message not seen before (section 4); `asyncio.TimeoutError` after
-        `timeout` seconds of silence."""
+        `timeout` seconds of silence. A `pong` is not returned when the heartbeat is on."""
         while True:
-            message = json.loads(await asyncio.wait_for(self.ws.recv(), timeout))
+            message = json.loads(await self._receive(timeout))
             if self.on_message:
                 self.on_message(message)
+            if message.get("type") == "pong" and self.heartbeat is not None:
+                continue
             seq = message.get("seq")
             if isinstance(seq, int) and message.get("type") != "error":
                 if seq <= self.last_seq:
@@ -130,9 +193,24 @@ class ProtocolClient:
 
     async def tap(self, control):
         await self.send({"type": "event", "control": control})
+        if self.heartbeat is not None and not self.active() and self._ping_at is None:
+            # A tap waits for the host: the active interval applies from now (section 3).
+            self.tapped = True
+            self._last_heard = asyncio.get_running_loop().time()
 
     async def close(self):
         await self.ws.close()
+
+
+def heartbeat_offer(offer):
+    """A welcome's `heartbeat`, each value clamped to 1..300 s; None when absent or malformed
+    (a host before it must not be pinged)."""
+    keys = ("idleSeconds", "activeSeconds", "timeoutSeconds")
+    if not isinstance(offer, dict) or not all(
+            isinstance(offer.get(key), int) and not isinstance(offer.get(key), bool) and 1 <= offer[key] <= 3600
+            for key in keys):
+        return None
+    return {key: min(300, offer[key]) for key in keys}
 
 
 class Upload:
@@ -212,8 +290,9 @@ class ModalClient:
     """
 
     def __init__(self, url, name="python", group=None, capabilities=CAPABILITIES, token=None, on_message=None,
-                 strict_seq=False, **connect):
+                 strict_seq=False, heartbeat=True, **connect):
         self.url, self.name, self.group, self.token = url, name, group, token
+        self.heartbeat = heartbeat
         self.capabilities = list(capabilities)
         self.on_message, self.strict_seq, self.connect_options = on_message, strict_seq, connect
         self.connection = None
@@ -231,7 +310,8 @@ class ModalClient:
         self.connection = await ProtocolClient.open(
             self.url, name=self.name, group=self.group, capabilities=self.capabilities, token=self.token,
             resume=previous, last_seq=self.last_seq if previous else None, strict_seq=self.strict_seq,
-            on_message=self.on_message, **self.connect_options)
+            on_message=self.on_message, heartbeat=self.heartbeat, **self.connect_options)
+        self.connection.active = lambda: bool(self.shown or self.unconfirmed)
         welcome = self.connection.welcome
         lost = previous is not None and (not welcome["resumed"] or welcome["session"] != previous)
         self.session = welcome["session"]
@@ -309,7 +389,7 @@ class ModalClient:
         await self.connection.send({"type": "input", "id": modal_id, "textFields": list(fields)})
 
     async def tap(self, control):
-        await self.connection.send({"type": "event", "control": control})
+        await self.connection.tap(control)
 
     async def upload(self, modal_id, files):
         """Uploads `files` ([(name, mimeType, bytes)]) to a shown picker within its window,
@@ -320,7 +400,7 @@ class ModalClient:
             try:
                 await upload.run(self.connection)
                 break
-            except websockets.exceptions.ConnectionClosed:
+            except (websockets.exceptions.ConnectionClosed, HostSilent):
                 await self.reconnect()
                 # Nothing goes before the re-sent present says what the host holds.
                 again = await self.expect("present", id=modal_id, timeout=10)

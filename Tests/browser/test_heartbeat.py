@@ -1,0 +1,59 @@
+"""The page's heartbeat (docs/protocol.md, section 3 "Heartbeat") in Chromium, behind a proxy
+that stalls (the TCP connection stays open, nothing goes through): the page pings after the
+silence the host offers, notices within 10 s with a dialog open and within 30 s when idle,
+says the host is not answering (not that the input is wrong, not "Connected"), and resumes
+when the network is back."""
+import time
+
+from test_connection import banner_text
+
+NOT_ANSWERING = "The host is not answering. Reconnecting… attempt"
+
+
+def noticed_within(page, seconds):
+    """Waits for the page to give the stalled connection up; returns how long it took."""
+    stalled = time.time()
+    page.wait(seconds + 5).until(lambda d: page.connection_state() == "reconnecting")
+    took = time.time() - stalled
+    page.wait().until(lambda d: NOT_ANSWERING in banner_text(page))
+    assert page.find("#connection").text != "Connected"
+    return took
+
+
+def test_an_idle_page_notices_a_stalled_network_within_30_s(host, proxy, desktop):
+    page = desktop
+    page.open(proxy.base)
+    assert page.received("welcome")[0]["heartbeat"] == {"idleSeconds": 20, "activeSeconds": 4, "timeoutSeconds": 5}
+    proxy.stall()
+    took = noticed_within(page, 30)
+    assert 15 < took <= 30, took                 # the idle interval (20 s) and the ping's 5 s
+    assert page.sent("ping"), "the page asked the host for a sign of life"
+    page.screenshot("stalled-network-idle")
+    proxy.unstall()
+    page.wait(20).until(lambda d: page.connection_state() == "open")
+    page.tap("country")
+    page.button(page.dialog(), "Japan").click()
+    page.wait_toast("Country: Japan")
+    page.assert_no_bad_message()
+
+
+def test_a_page_with_a_dialog_open_notices_a_stalled_network_within_10_s(host, proxy, desktop):
+    page = desktop
+    page.open(proxy.base)
+    page.tap("signIn")
+    dialog = page.dialog()
+    modal_id = page.modal_id(dialog)
+    proxy.stall()
+    took = noticed_within(page, 10)
+    assert took <= 10, took                      # 4 s of silence with a dialog open, then 5 s
+    # The dialog stays and says the connection is away, never that the fields are wrong.
+    assert "Fill in the fields first" not in dialog.text
+    assert "is not available" not in dialog.text
+    page.screenshot("stalled-network-dialog-open")
+    proxy.unstall()
+    page.wait(20).until(lambda d: page.connection_state() == "open")
+    # The session resumed with the same dialog: cancelling it reaches the host.
+    assert page.modal_id(page.dialog()) == modal_id
+    page.button(page.dialog(), "Cancel").click()
+    page.wait_toast("Sign in cancelled")
+    page.assert_no_bad_message()

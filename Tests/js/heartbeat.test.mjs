@@ -1,0 +1,98 @@
+// The page's heartbeat (docs/protocol.md, section 3 "Heartbeat"): a ping after a silence, the
+// connection given up when nothing answers it, idle and active intervals. In virtual time
+// (node:test's mocked setTimeout): no assertion depends on how loaded the machine is.
+// Run: node --test Tests/js/
+import { test, mock } from "node:test";
+import assert from "node:assert/strict";
+import { welcomed } from "./support.mjs";
+
+const standard = { idleSeconds: 20, activeSeconds: 4, timeoutSeconds: 5 };
+const alert = (id, seq) => ({ type: "present", seq, id, modal: { kind: "alert", title: "Approve?", textFields: [],
+  actions: [{ title: "Approve", style: "default", enabled: true }] } });
+
+/** Moves virtual time on in 50 ms steps: Node 20's mocked clock dates a timer set inside
+ *  a tick's callback from the end of that tick, so a step must not jump past due times. */
+function advance(seconds) {
+  for (let left = Math.round(seconds * 1000); left > 0; left -= 50) mock.timers.tick(Math.min(50, left));
+}
+
+/** A welcomed client on a fake socket, in virtual time. */
+function virtual(options = {}) {
+  mock.timers.enable({ apis: ["setTimeout"] });
+  return { ...welcomed({ heartbeat: standard, ...options }), advance };
+}
+
+test("an idle page pings after 20 s of silence and gives a silent host up 5 s later", (t) => {
+  t.after(() => mock.timers.reset());
+  const { client, socket, events, advance } = virtual();
+  advance(19.9);
+  assert.equal(socket.messages("ping").length, 0, "no ping before 20 s of silence");
+  advance(0.2);
+  assert.deepEqual(socket.messages("ping"), [{ type: "ping", id: 1 }]);
+  advance(4.8);
+  assert.equal(client.state, "open");
+  advance(0.2);
+  assert.equal(client.state, "reconnecting", "nothing answered the ping: the host is silent");
+  const state = events.filter(([type]) => type === "state").at(-1)[1];
+  assert.equal(state.silent, true, "the page is told the host is not answering");
+  client.close();
+});
+
+test("an open dialog pings after 4 s; any message answers the ping; silence gives up within 9 s", (t) => {
+  t.after(() => mock.timers.reset());
+  const { client, socket, advance } = virtual();
+  advance(10);
+  socket.receive(alert("m1", 1));
+  advance(4.1);
+  assert.equal(socket.messages("ping").length, 1, "a dialog is open: 4 s of silence are enough");
+  socket.receive({ type: "status", seq: 2, level: "info", text: "here" });
+  advance(3.9);
+  assert.equal(client.state, "open", "the status answered the ping and started the silence again");
+  assert.equal(socket.messages("ping").length, 1);
+  socket.receive({ type: "pong", id: 1 });
+  advance(8.9);
+  assert.equal(client.state, "open");
+  assert.equal(socket.messages("ping").length, 2);
+  advance(0.2);
+  assert.equal(client.state, "reconnecting", "silent with the dialog open: given up 9 s after the last message");
+  client.close();
+});
+
+test("a tap on an idle page quickens the heartbeat; more taps do not put the ping off", (t) => {
+  t.after(() => mock.timers.reset());
+  const { client, socket, advance } = virtual();
+  advance(15);
+  client.tap("signIn");
+  for (let i = 0; i < 3; i++) { advance(1); client.tap("signIn"); }
+  advance(1.1);
+  assert.equal(socket.messages("ping").length, 1, "pinged 4 s after the first tap");
+  advance(5);
+  assert.equal(client.state, "reconnecting", "given up within 10 s of the tap");
+  client.close();
+});
+
+test("a dismissed dialog goes back to the idle interval", (t) => {
+  t.after(() => mock.timers.reset());
+  const { client, socket, advance } = virtual();
+  socket.receive(alert("m1", 1));
+  socket.receive({ type: "dismiss", seq: 2, id: "m1", reason: "resolved" });
+  advance(19.9);
+  assert.equal(socket.messages("ping").length, 0);
+  advance(0.2);
+  assert.equal(socket.messages("ping").length, 1);
+  client.close();
+});
+
+test("a host that offers no heartbeat is never pinged, and a malformed offer is none", (t) => {
+  t.after(() => mock.timers.reset());
+  mock.timers.enable({ apis: ["setTimeout"] });
+  const old = welcomed();
+  const odd = welcomed({ heartbeat: { idleSeconds: 0, activeSeconds: "1", timeoutSeconds: 1 } });
+  old.socket.receive(alert("m1", 1));
+  advance(600);
+  assert.equal(old.socket.messages("ping").length, 0);
+  assert.equal(odd.socket.messages("ping").length, 0);
+  assert.equal(old.client.state, "open");
+  old.client.close();
+  odd.client.close();
+});
