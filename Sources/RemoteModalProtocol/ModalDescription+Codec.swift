@@ -146,6 +146,10 @@ extension ModalDescription {
             writer.bool(action.enabled)
             writer.raw(",\"preferred\":")
             writer.bool(action.preferred)
+            if let explanation = action.explanation {
+                writer.raw(",\"explanation\":")
+                writer.string(explanation)
+            }
             writer.raw("}")
         }
         writer.raw("]")
@@ -265,7 +269,8 @@ extension ModalDescription {
             let style = ActionStyle(rawValue: try action.string("style")) ?? .default
             return ActionSpec(
                 title: try action.string("title"), style: style, enabled: try action.optionalBool("enabled") ?? true,
-                preferred: try action.optionalBool("preferred") ?? false)
+                preferred: try action.optionalBool("preferred") ?? false,
+                explanation: try action.optionalString("explanation"))
         }
         guard !actions.isEmpty else {
             throw ProtocolError(.badMessage, "field 'modal.actions' is empty", ref: "present")

@@ -127,6 +127,9 @@ public struct ActionSpec: Sendable, Equatable {
     public var enabled: Bool
     /// Whether it is the default button.
     public var preferred: Bool
+    /// The rule that enables it, in words for the person ("Enter an e-mail address and a
+    /// password"), shown while it is disabled (wire `explanation`, optional).
+    public var explanation: String?
 
     /// Creates an action description.
     /// - Parameters:
@@ -134,11 +137,16 @@ public struct ActionSpec: Sendable, Equatable {
     ///   - style: The style.
     ///   - enabled: Whether it can be picked.
     ///   - preferred: Whether it is the default button.
-    public init(title: String, style: ActionStyle = .default, enabled: Bool = true, preferred: Bool = false) {
+    ///   - explanation: The rule that enables it, in words, shown while it is disabled.
+    public init(
+        title: String, style: ActionStyle = .default, enabled: Bool = true, preferred: Bool = false,
+        explanation: String? = nil
+    ) {
         self.title = title
         self.style = style
         self.enabled = enabled
         self.preferred = preferred
+        self.explanation = explanation
     }
 }
 
