@@ -65,6 +65,10 @@ extension ModalDescription {
                 writer.value(
                     .object(options.additionalHeaderFields.sorted { $0.key < $1.key }.map { ($0, .string($1)) }))
             }
+            if let shortURL = options.shortURL {
+                writer.raw(",\"shortURL\":")
+                writer.string(shortURL)
+            }
         case .mailComposer(let to, let cc, let bcc, let subject, let body, let isHTML, let options):
             writer.raw(",\"to\":")
             writer.strings(to)
@@ -258,7 +262,7 @@ extension ModalDescription {
         }
         return WebAuthenticationOptions(
             prefersEphemeralWebBrowserSession: try fields.optionalBool("prefersEphemeralWebBrowserSession"),
-            additionalHeaderFields: headers)
+            additionalHeaderFields: headers, shortURL: try fields.optionalString("shortURL"))
     }
 
     private static func decodeActions(_ fields: Fields) throws(ProtocolError) -> [ActionSpec] {

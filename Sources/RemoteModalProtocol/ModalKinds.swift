@@ -253,14 +253,22 @@ public struct WebAuthenticationOptions: Sendable, Equatable {
     /// Header fields to add to the first request (wire `additionalHeaderFields`, an
     /// object of strings).
     public var additionalHeaderFields: [String: String]
+    /// The same sign-in through a shorter address of the host that redirects to `url` (wire
+    /// `shortURL`, optional): what a client shows to type or as a QR code on a small screen.
+    public var shortURL: String?
 
     /// Creates the options.
     /// - Parameters:
     ///   - prefersEphemeralWebBrowserSession: Whether to ask for an ephemeral session.
     ///   - additionalHeaderFields: Extra header fields.
-    public init(prefersEphemeralWebBrowserSession: Bool? = nil, additionalHeaderFields: [String: String] = [:]) {
+    ///   - shortURL: A shorter address redirecting to the sign-in page.
+    public init(
+        prefersEphemeralWebBrowserSession: Bool? = nil, additionalHeaderFields: [String: String] = [:],
+        shortURL: String? = nil
+    ) {
         self.prefersEphemeralWebBrowserSession = prefersEphemeralWebBrowserSession
         self.additionalHeaderFields = additionalHeaderFields
+        self.shortURL = shortURL
     }
 }
 

@@ -1,8 +1,14 @@
 """Issue #32's words in the page: a saved draft shown again, an action's rule stated while it
 is disabled (and its "not available" hint gone once the host enables it), the Contact sheet's
 Cancel told like every other flow's. Each test failed on the page and demo before them."""
+import os
+import socket
+
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
+
+from browser_support import RestartableHost
+from hosts import ROOT, free_port
 
 RULE = "Enter an e-mail address and a password"
 
@@ -81,3 +87,66 @@ def test_cancel_on_the_contact_sheet_says_contact_cancelled(host, desktop):
     page.wait_toast("Contact cancelled")
     page.no_dialog()
     page.wait_idle("contact")
+
+
+class SilentService:
+    """A loopback port that takes connections and never answers (a hung sign-in service)."""
+
+    def __init__(self):
+        self.socket = socket.socket()
+        self.socket.bind(("127.0.0.1", 0))
+        self.socket.listen(16)
+        self.port = self.socket.getsockname()[1]
+
+    def close(self):
+        self.socket.close()
+
+
+def login_host(issuer):
+    return RestartableHost("--web-root", os.path.join(ROOT, "web"), "--oidc-issuer", issuer,
+                           "--oidc-client-id", "remote-modal-demo")
+
+
+def test_log_in_with_the_provider_down_says_so_in_plain_words(desktop):
+    host = login_host(f"http://127.0.0.1:{free_port()}")      # nothing listens there
+    try:
+        page = desktop
+        page.open(host.base)
+        page.tap("login")
+        page.wait().until(lambda d: any("sign-in service is not answering" in t for t in page.toasts()))
+        toast = next(t for t in page.toasts() if "sign-in service" in t)
+        assert toast.startswith("Log in is not possible right now. The sign-in service is not answering"), toast
+        assert "NSURLErrorDomain" not in " ".join(page.toasts()) and "Error Domain" not in toast
+        page.screenshot("login-provider-down")
+        page.wait_idle("login")
+        page.no_dialog()
+    finally:
+        host.stop()
+
+
+def test_log_in_with_the_provider_hung_can_be_cancelled_and_ends_in_words(desktop):
+    service = SilentService()
+    host = login_host(f"http://127.0.0.1:{service.port}")
+    try:
+        page = desktop
+        page.open(host.base)
+        page.tap("login")
+        # While the service says nothing, a dialog says what is going on, with a way out.
+        dialog = page.dialog(seconds=10)
+        assert "Contacting the sign-in service" in dialog.text
+        page.screenshot("login-provider-hung")
+        page.button(dialog, "Cancel").click()
+        page.wait_toast("Log in cancelled")
+        page.no_dialog()
+        page.wait_idle("login")
+        # Left to wait, it ends by itself within its bound, in words, and the dialog goes.
+        page.tap("login")
+        page.dialog(seconds=10)
+        page.wait(20).until(lambda d: any("no reply within 8 s" in t for t in page.toasts()))
+        page.no_dialog()
+        page.wait_idle("login")
+        assert "NSURLErrorDomain" not in " ".join(page.toasts())
+        page.assert_no_bad_message()
+    finally:
+        host.stop()
+        service.close()
