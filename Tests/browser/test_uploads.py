@@ -170,6 +170,8 @@ def test_a_reload_mid_upload_names_the_file_and_it_goes_on_when_chosen_again(des
         page.both_schemes("upload-stopped-by-reload", failures)
         assert not failures, failures
         dialog.find_element(By.CSS_SELECTOR, "input[type=file]").send_keys(str(path))
+        # Chosen again, the file is no longer missing: the note goes before Send.
+        page.wait().until(lambda d: stopped.text == "")
         page.button(dialog, "Send").click()
         assert not stopped.is_displayed(), "the note goes once the file is chosen again and sent"
         page.wait_toast(received_photos(1, size), seconds=30)

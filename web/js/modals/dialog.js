@@ -144,9 +144,10 @@ export class DialogUI {
   unavailableReason(preferred) {
     const empty = [...this.body.querySelectorAll("input, textarea")].some((node) => !node.value);
     const title = preferred?.querySelector(".label")?.textContent;
+    const reason = empty || !title ? "Fill in the fields first" : `“${title}” is not available with what is filled in`;
+    // The host's words for the rule, when it said them.
     const rule = preferred?.hasAttribute("aria-describedby") ? this.ruleLine.textContent : "";
-    if (rule && title) return `“${title}” is not available yet: ${rule}`;
-    return empty || !title ? "Fill in the fields first" : `“${title}” is not available with what is filled in`;
+    return rule ? `${reason}: ${rule}` : reason;
   }
 
   /** Clicks `button` once the host enables it, or says why not after a second. */
