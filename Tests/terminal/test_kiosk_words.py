@@ -98,6 +98,9 @@ def test_the_requesters_copy_says_it_waits_and_a_withdrawal_is_told_as_one(kiosk
         time.sleep(0.1)
     assert kiosk.screen().count("Reject withdraws your request.") == 2, kiosk.screen()
     assert "Please choose one of the options." not in kiosk.screen()
+    # Enter (Approve is the preferred choice) says the rule too, not "not available right now".
+    kiosk.keys("Enter")
+    kiosk.wait_for("\u201cApprove\u201d is not available yet: Waiting for another screen")
     kiosk.keys("2")
     kiosk.wait_for("INFO: Request withdrawn by lobby-1")
     assert "Rejected by" not in kiosk.screen()

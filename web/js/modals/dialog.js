@@ -174,8 +174,15 @@ export class DialogUI {
   cancel() {
     if (this.answered) return this.refuse("Waiting for the host to confirm your answer");
     if (this.cancelHandler) return this.cancelHandler();
-    // A rule the host stated (the requester's copy of an approval) says more than "choose".
-    if (this.ruleLine.textContent) return this.refuse(this.ruleLine.textContent);
+    // A rule the host stated (the requester's copy of an approval) says more than "choose":
+    // the dialog shakes and the rule is said again where it stands, not twice on screen.
+    if (this.ruleLine.textContent) {
+      this.shake();
+      const rule = this.ruleLine.textContent;
+      this.ruleLine.textContent = "";
+      queueMicrotask(() => { this.ruleLine.textContent = rule; });
+      return;
+    }
     return this.refuse("Please choose one of the options");
   }
 
