@@ -1,3 +1,4 @@
+import Foundation
 import RemoteModalHost
 import RemoteModalProtocol
 import RemoteModalReactive
@@ -70,4 +71,38 @@ struct ExplanationTests {
     }
 
     struct Unexpected: Error { let modal: ModalDescription }
+}
+
+@Suite("A web authentication's short link: `shortURL` on the wire")
+struct ShortLinkTests {
+    @Test func theHostServedSessionSendsAShortLinkBesideTheProvidersURL() throws {
+        let harness = HostHarness()
+        let client = harness.transport.connect()
+        client.hello(name: "x", capabilities: ["webAuthentication"])
+        harness.settle()
+        let provider = try #require(URL(string: "https://idp.example/authorize?client_id=kiosk"))
+        _ = RemoteModal.webAuthenticationSession(presenter: .session(harness.session(of: client))) { _, _ in
+            provider
+        }
+        .subscribe { _ in }
+        harness.settle()
+        let modal = try #require(client.presents.last?.modal)
+        guard case .webAuthentication(let url, _, _, let options) = modal else {
+            Issue.record("not a web authentication: \(modal)")
+            return
+        }
+        #expect(url == provider.absoluteString)
+        let short = try #require(options.shortURL)
+        #expect(short.hasPrefix("http://127.0.0.1:8080/s/"))
+        #expect(short.count == "http://127.0.0.1:8080/s/".count + 8)
+    }
+
+    @Test func theFieldRoundTrips() throws {
+        let modal = ModalDescription.webAuthentication(
+            url: "https://idp.example/a", callbackURL: "https://h.example/auth/callback/n", callbackURLScheme: nil,
+            options: WebAuthenticationOptions(shortURL: "https://h.example/s/abcdefgh"))
+        let text = HostMessage.present(seq: 1, id: "m1", modal: modal, uploads: nil).encode()
+        #expect(text.contains(#""shortURL":"https://h.example/s/abcdefgh""#))
+        #expect(try HostMessage.decode(text) == .present(seq: 1, id: "m1", modal: modal, uploads: nil))
+    }
 }
