@@ -32,6 +32,8 @@ public struct ModalForm: Sendable, Equatable {
         public var enabled: Bool
         /// Whether it is the default.
         public var preferred: Bool
+        /// The host's words for the rule that enables it (`explanation`), if it said one.
+        public var explanation: String? = nil
     }
 
     /// The modal's id.
@@ -248,7 +250,9 @@ public struct ModalForm: Sendable, Equatable {
             }
         }
         let actions = (modal.actions ?? []).map {
-            Choice(title: $0.title, style: $0.style, enabled: $0.enabled, preferred: $0.preferred)
+            Choice(
+                title: $0.title, style: $0.style, enabled: $0.enabled, preferred: $0.preferred,
+                explanation: $0.explanation)
         }
         switch modal {
         case .alert(_, _, let textFields, _):

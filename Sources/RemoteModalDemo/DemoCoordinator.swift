@@ -31,7 +31,10 @@ final class DemoCoordinator: SessionCoordinator<Void>, @unchecked Sendable {
             }
         }
         let approve = ButtonAction { [unowned self] in self.coordinate(to: ApprovalCoordinator(session: session)) }
-        let contact = ButtonAction { [unowned self] in self.coordinate(to: ContactCoordinator(session: session)) }
+        let drafts = ContactDrafts()
+        let contact = ButtonAction { [unowned self] in
+            self.coordinate(to: ContactCoordinator(session: session, drafts: drafts))
+        }
         let photo = ButtonAction { [unowned self] in
             self.coordinate(to: PhotoCoordinator(session: session, maxBytes: self.photoMaxBytes))
         }
@@ -58,7 +61,7 @@ final class DemoCoordinator: SessionCoordinator<Void>, @unchecked Sendable {
 }
 
 /// `signIn`: e-mail and password; Sign In only while the e-mail has an `@` and the
-/// password is not empty.
+/// password is not empty, a rule the clients show in words while Sign In is disabled.
 final class SignInCoordinator: SessionCoordinator<Void>, @unchecked Sendable {
     override func start() -> Observable<Void> {
         let session = self.session
@@ -70,7 +73,9 @@ final class SignInCoordinator: SessionCoordinator<Void>, @unchecked Sendable {
                 DialogAction.default(title: "Sign In", map: { $0[0] })
                     // NB: the byte, not `contains("@")`, which is Foundation's substring
                     // search through an NSString (an allocation at every keystroke's rule).
-                    .enabledIf { fields in fields[0].utf8.contains(UInt8(ascii: "@")) && !fields[1].isEmpty }
+                    .enabledIf(explanation: "Enter an e-mail address and a password") { fields in
+                        fields[0].utf8.contains(UInt8(ascii: "@")) && !fields[1].isEmpty
+                    }
                     .preferred(),
             ]
         )
@@ -107,8 +112,8 @@ final class ChooseCountryCoordinator: SessionCoordinator<String?>, @unchecked Se
 
 /// `approve`: one alert on every connected session of the group at once (on every host of
 /// a cluster); the first answer wins and every session of the group hears who decided. The
-/// requester sees its own request with Approve disabled: it can withdraw it (Reject), not
-/// approve it.
+/// requester sees its own request with Approve disabled and the words why (it waits for
+/// another screen); its Reject withdraws the request, told to everyone as withdrawn.
 final class ApprovalCoordinator: SessionCoordinator<Void>, @unchecked Sendable {
     override func start() -> Observable<Void> {
         let session = self.session
@@ -119,13 +124,23 @@ final class ApprovalCoordinator: SessionCoordinator<Void>, @unchecked Sendable {
         let hint =
             session.client.group == nil
             ? ". Nobody else can approve it: open the page twice with ?group=NAME (kiosks: --group)." : ""
+        let requesterID = session.id
         return RemoteModal.alert(
-            presenter: Presenter.sameGroup(as: session).disablingActions([0], for: session),
+            presenter: Presenter.sameGroup(as: session).disablingActions(
+                [0], for: session,
+                explanation: "Waiting for another screen of the group to approve. Reject withdraws your request."),
             title: "Approve request?", message: "\(session.client.name) asks for approval" + hint,
             actions: [
                 DialogAction.default(title: "Approve", mapContext: { "Approved by \($0.session.client.name)" })
                     .preferred(),
-                .destructive(title: "Reject", mapContext: { "Rejected by \($0.session.client.name)" }),
+                .destructive(
+                    title: "Reject",
+                    mapContext: { context in
+                        // The requester's own Reject is a withdrawal, not someone's refusal.
+                        context.session.id == requesterID
+                            ? "Request withdrawn by \(context.session.client.name)"
+                            : "Rejected by \(context.session.client.name)"
+                    }),
             ]
         )
         .map { text in

@@ -1,17 +1,34 @@
 import Foundation
 import RemoteModalHost
+import RemoteModalLocking
 import RemoteModalProtocol
 import RemoteModalReactive
 
-/// `contact`: an action sheet, then a mail or message composer.
+/// What "Save draft" kept for one session: the mail as it was saved, presented again the
+/// next time Mail is opened (until it is sent). A copy shares the same storage.
+struct ContactDrafts: Sendable {
+    /// The saved mail, if any.
+    let mail = Locked<MailConfiguration?>(nil)
+}
+
+/// `contact`: an action sheet, then a mail or message composer. Mail opens on the draft
+/// "Save draft" kept, if any; Cancel or Escape on the sheet says "Contact cancelled".
 final class ContactCoordinator: SessionCoordinator<Void>, @unchecked Sendable {
     private enum Choice: Sendable {
         case mail, message
     }
 
+    private let drafts: ContactDrafts
+
+    init(session: Session, drafts: ContactDrafts) {
+        self.drafts = drafts
+        super.init(session: session)
+    }
+
     override func start() -> Observable<Void> {
         let session = self.session
         let presenter = self.presenter
+        let drafts = self.drafts
         return RemoteModal.actionSheet(
             Choice?.self, presenter: presenter, source: "contact", title: "Contact us",
             actions: [
@@ -19,17 +36,34 @@ final class ContactCoordinator: SessionCoordinator<Void>, @unchecked Sendable {
                 .cancel(title: "Cancel", mapTo: nil),
             ]
         )
-        .compactMap { $0 }
         .flatMap { choice -> Observable<Void> in
             switch choice {
+            case nil:
+                // The sheet's Cancel: said as Escape's `failure` `cancelled` is.
+                session.notify("Contact cancelled", level: .info)
+                return .empty()
             case .mail:
+                let draft = drafts.mail.withLock { $0 }
                 return RemoteModal.mailComposer(presenter: presenter) { mail in
-                    mail.to = ["support@example.com"]
-                    mail.subject = "Hello"
-                    mail.body = "Hello World!"
+                    if let draft {
+                        mail = draft
+                    } else {
+                        mail.to = ["support@example.com"]
+                        mail.subject = "Hello"
+                        mail.body = "Hello World!"
+                    }
                 }
                 .map { result in
-                    session.notify("Mail \(result.status.rawValue)", level: result.status == .sent ? .success : .info)
+                    switch result.status {
+                    case .saved:
+                        drafts.mail.withLock { $0 = result.mail }
+                        session.notify("Mail saved as a draft: Mail opens it again", level: .info)
+                    case .sent:
+                        drafts.mail.withLock { $0 = nil }
+                        session.notify("Mail sent", level: .success)
+                    case .cancelled, .failed:
+                        session.notify("Mail \(result.status.rawValue)", level: .info)
+                    }
                 }
                 .asObservable()
                 .catch { error in reportFailure(error, "Mail", to: [session]) }
@@ -71,7 +105,9 @@ final class PhotoCoordinator: SessionCoordinator<Void>, @unchecked Sendable {
             // Nothing picked: the person cancelled (Cancel, Escape) or chose no file.
             guard !files.isEmpty else { return session.notify("Photos cancelled", level: .info) }
             let bytes = files.reduce(0) { $0 + $1.size }
-            session.notify("Received \(files.count) photo(s), \(bytes) bytes", level: .success)
+            session.notify(
+                "Received \(files.count) \(files.count == 1 ? "photo" : "photos"), \(readableSize(bytes))",
+                level: .success)
         }
         .asObservable()
         .catch { error in reportFailure(error, "Photos", to: [session]) }
@@ -91,11 +127,25 @@ final class LoginCoordinator: SessionCoordinator<Void>, @unchecked Sendable {
         let session = self.session
         let presenter = self.presenter
         let login = self.login
-        return login.authorizationEndpoint()
-            .flatMap { endpoint in
-                RemoteModal.webAuthenticationSession(presenter: presenter) { callback, state in
+        // A service slower than 2 s: a dialog says what is going on, with Cancel (the
+        // discovery is dropped with it); it goes as soon as the discovery ends either way.
+        let waiting = RemoteModal.alert(
+            URL?.self, presenter: presenter, title: "Log in", message: "Contacting the sign-in service\u{2026}",
+            actions: [.cancel(title: "Cancel", mapTo: nil)]
+        )
+        .delaySubscription(.seconds(2), scheduler: Self.timer)
+        return login.authorizationEndpoint().asObservable().map { Optional($0) }
+            .amb(waiting)
+            .take(1)
+            .flatMap { endpoint -> Observable<URL> in
+                guard let endpoint else {
+                    session.notify("Log in cancelled", level: .info)
+                    return .empty()
+                }
+                return RemoteModal.webAuthenticationSession(presenter: presenter) { callback, state in
                     login.authorizeURL(endpoint: endpoint, callbackURL: callback, state: state)
                 }
+                .asObservable()
             }
             .map { url in
                 let code = URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems?
@@ -106,7 +156,40 @@ final class LoginCoordinator: SessionCoordinator<Void>, @unchecked Sendable {
                     session.notify("Log in failed: no code in the callback", level: .error)
                 }
             }
-            .asObservable()
-            .catch { error in reportFailure(error, "Log in", to: [session]) }
+            .catch { error in
+                if let words = error as? SignInServiceError {
+                    session.notify("Log in is not possible right now. \(words.description)", level: .error)
+                    return .empty()
+                }
+                return reportFailure(error, "Log in", to: [session])
+            }
     }
+
+    /// Where the "Contacting the sign-in service" dialog's delay runs.
+    private static let timer = SerialDispatchQueueScheduler(label: "remote-modal.login-wait")
+}
+
+/// Bytes as people read them, in units of 1,000 as both clients count: "1 byte",
+/// "820 bytes", "34 kB", "9.4 MB" (one decimal below 100, none from 100).
+func readableSize(_ bytes: Int) -> String {
+    if bytes == 1 { return "1 byte" }
+    if bytes < 1_000 { return "\(bytes) bytes" }
+    let units = ["kB", "MB", "GB", "TB"]
+    var value = Double(bytes) / 1_000
+    var unit = 0
+    while value >= 1_000, unit < units.count - 1 {
+        value /= 1_000
+        unit += 1
+    }
+    // Tenths, rounded half up as JavaScript's toFixed does for these values.
+    let tenths = (value * 10).rounded(.toNearestOrAwayFromZero)
+    if value < 100 {
+        if tenths >= 10_000, unit < units.count - 1 { return "1 \(units[unit + 1])" }
+        let whole = Int(tenths) / 10
+        let tenth = Int(tenths) % 10
+        return tenth == 0 ? "\(whole) \(units[unit])" : "\(whole).\(tenth) \(units[unit])"
+    }
+    let rounded = Int(value.rounded(.toNearestOrAwayFromZero))
+    if rounded >= 1_000, unit < units.count - 1 { return "1 \(units[unit + 1])" }
+    return "\(rounded) \(units[unit])"
 }

@@ -128,6 +128,8 @@ extension KioskModel {
             pendingChoice = PendingChoice(id: open.id, index: index, until: open.typedAt + Self.checkWindow)
         } else if connection != .connected {
             banner = "\u{201C}\(choice.title)\u{201D} waits for the host, which is not connected."
+        } else if let explanation = choice.explanation {
+            banner = "\u{201C}\(choice.title)\u{201D} is not available yet: \(Self.clean(explanation))"
         } else {
             let reason = open.fields.isEmpty ? "right now" : "with what is filled in"
             banner = "\u{201C}\(choice.title)\u{201D} is not available \(reason)."

@@ -141,6 +141,10 @@ public struct KioskModel: Sendable {
             switch modal {
             case .alert, .actionSheet:
                 guard let cancel = choices.firstIndex(where: { $0.style == .cancel }) else {
+                    // A rule the host stated (the requester's copy of an approval) says more.
+                    if let explanation = choices.first(where: { !$0.enabled && $0.explanation != nil })?.explanation {
+                        return KioskModel.clean(explanation)
+                    }
                     return "Please choose one of the options."
                 }
                 return choices[cancel].enabled ? nil : "Cancel is not available right now."

@@ -280,8 +280,15 @@ public enum KioskScreen {
                 let title = KioskModel.clean(choice.title)
                 if !choice.enabled {
                     // Just typed: the host has not judged it yet; nobody is refused.
-                    let state = model.checking(open) ? "(checking\u{2026})" : "(disabled)"
+                    let checking = model.checking(open)
+                    let state = checking ? "(checking\u{2026})" : "(disabled)"
                     spans.append(("[\(index + 1)] \(title) \(state)", .dim))
+                    // The host's words for its rule, under the choice, while it is disabled.
+                    if !checking, let explanation = choice.explanation {
+                        rows.append(Row(spans: spans))
+                        rows.append(Row("      " + KioskModel.clean(explanation), .info))
+                        continue
+                    }
                 } else if choice.preferred || isDefault {
                     // Stands out from the start; the marker only where Enter picks it (in a
                     // field Enter moves on).

@@ -119,9 +119,11 @@ extension KioskModel {
                     + options.attachments.map { "\(clean($0.name)) (\(format($0.size)))" }.joined(separator: ", ")
             }
         case .messageComposer: break
-        case .webAuthentication(let url, let callbackURL, let scheme, _):
+        case .webAuthentication(let url, let callbackURL, let scheme, let options):
             if isWebAddress(url) {
-                open.url = url
+                // The host's short link to the same page, when it sent one: a QR code that
+                // fits 80x24, an address a person can type.
+                open.url = options.shortURL.flatMap { isWebAddress($0) ? $0 : nil } ?? url
             } else {
                 open.refusedURL = url
             }

@@ -65,6 +65,10 @@ extension ModalDescription {
                 writer.value(
                     .object(options.additionalHeaderFields.sorted { $0.key < $1.key }.map { ($0, .string($1)) }))
             }
+            if let shortURL = options.shortURL {
+                writer.raw(",\"shortURL\":")
+                writer.string(shortURL)
+            }
         case .mailComposer(let to, let cc, let bcc, let subject, let body, let isHTML, let options):
             writer.raw(",\"to\":")
             writer.strings(to)
@@ -146,6 +150,10 @@ extension ModalDescription {
             writer.bool(action.enabled)
             writer.raw(",\"preferred\":")
             writer.bool(action.preferred)
+            if let explanation = action.explanation {
+                writer.raw(",\"explanation\":")
+                writer.string(explanation)
+            }
             writer.raw("}")
         }
         writer.raw("]")
@@ -254,7 +262,7 @@ extension ModalDescription {
         }
         return WebAuthenticationOptions(
             prefersEphemeralWebBrowserSession: try fields.optionalBool("prefersEphemeralWebBrowserSession"),
-            additionalHeaderFields: headers)
+            additionalHeaderFields: headers, shortURL: try fields.optionalString("shortURL"))
     }
 
     private static func decodeActions(_ fields: Fields) throws(ProtocolError) -> [ActionSpec] {
@@ -265,7 +273,8 @@ extension ModalDescription {
             let style = ActionStyle(rawValue: try action.string("style")) ?? .default
             return ActionSpec(
                 title: try action.string("title"), style: style, enabled: try action.optionalBool("enabled") ?? true,
-                preferred: try action.optionalBool("preferred") ?? false)
+                preferred: try action.optionalBool("preferred") ?? false,
+                explanation: try action.optionalString("explanation"))
         }
         guard !actions.isEmpty else {
             throw ProtocolError(.badMessage, "field 'modal.actions' is empty", ref: "present")

@@ -127,6 +127,9 @@ public struct ActionSpec: Sendable, Equatable {
     public var enabled: Bool
     /// Whether it is the default button.
     public var preferred: Bool
+    /// The rule that enables it, in words for the person ("Enter an e-mail address and a
+    /// password"), shown while it is disabled (wire `explanation`, optional).
+    public var explanation: String?
 
     /// Creates an action description.
     /// - Parameters:
@@ -134,11 +137,16 @@ public struct ActionSpec: Sendable, Equatable {
     ///   - style: The style.
     ///   - enabled: Whether it can be picked.
     ///   - preferred: Whether it is the default button.
-    public init(title: String, style: ActionStyle = .default, enabled: Bool = true, preferred: Bool = false) {
+    ///   - explanation: The rule that enables it, in words, shown while it is disabled.
+    public init(
+        title: String, style: ActionStyle = .default, enabled: Bool = true, preferred: Bool = false,
+        explanation: String? = nil
+    ) {
         self.title = title
         self.style = style
         self.enabled = enabled
         self.preferred = preferred
+        self.explanation = explanation
     }
 }
 
@@ -245,14 +253,22 @@ public struct WebAuthenticationOptions: Sendable, Equatable {
     /// Header fields to add to the first request (wire `additionalHeaderFields`, an
     /// object of strings).
     public var additionalHeaderFields: [String: String]
+    /// The same sign-in through a shorter address of the host that redirects to `url` (wire
+    /// `shortURL`, optional): what a client shows to type or as a QR code on a small screen.
+    public var shortURL: String?
 
     /// Creates the options.
     /// - Parameters:
     ///   - prefersEphemeralWebBrowserSession: Whether to ask for an ephemeral session.
     ///   - additionalHeaderFields: Extra header fields.
-    public init(prefersEphemeralWebBrowserSession: Bool? = nil, additionalHeaderFields: [String: String] = [:]) {
+    ///   - shortURL: A shorter address redirecting to the sign-in page.
+    public init(
+        prefersEphemeralWebBrowserSession: Bool? = nil, additionalHeaderFields: [String: String] = [:],
+        shortURL: String? = nil
+    ) {
         self.prefersEphemeralWebBrowserSession = prefersEphemeralWebBrowserSession
         self.additionalHeaderFields = additionalHeaderFields
+        self.shortURL = shortURL
     }
 }
 

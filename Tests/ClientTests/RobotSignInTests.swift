@@ -74,7 +74,7 @@ struct RobotSignInTests {
             name: "cat.png", mimeType: "image/png", bytes: (0..<300_000).map { UInt8(truncatingIfNeeded: $0 &* 7) })
         let empty = MemoryFile(name: "empty.png", mimeType: "image/png", bytes: [])
         try await robot.picker().pick([photo, empty])
-        #expect(try await robot.status().text == "Received 2 photo(s), 300000 bytes")
+        #expect(try await robot.status().text == "Received 2 photos, 300 kB")
         client.stop()
     }
 

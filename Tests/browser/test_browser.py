@@ -8,6 +8,7 @@ from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support import expected_conditions as EC
 
 from browser_support import Peer
+from hosts import received_photos
 from pictures import make_png
 
 
@@ -188,7 +189,7 @@ def test_photo_upload_with_progress_from_acknowledgements(host, page, tmp_path):
         client.upload = (id, files, report, answer) => upload(id, files, (p) => { window.progressSeen.push(p); report(p); }, answer);
     """)
     page.button(dialog, "Send").click()
-    page.wait_toast(f"Received 2 photo(s), {sum(sizes)} bytes")
+    page.wait_toast(received_photos(2, sum(sizes)))
     seen = page.script("return window.progressSeen")
     acked = [p["acked"] for p in seen]
     assert acked == sorted(acked) and acked[-1] == sum(sizes) and seen[-1]["state"] == "done"
@@ -243,7 +244,7 @@ def test_mail_to_something_that_is_not_an_address_is_not_sent(host, desktop):
     assert "Mail sent" not in page.toasts()
     # Saving a draft does not need an address; it ends the composer as docs/protocol.md says.
     page.button(dialog, "Save draft").click()
-    page.wait_toast("Mail saved")
+    page.wait_toast("Mail saved as a draft: Mail opens it again")
     page.assert_no_bad_message()
 
 

@@ -71,7 +71,7 @@ def test_every_state_looks_finished_and_passes_axe(oidc_host, page, tmp_path):
         dialog = page.dialog()
         shots("approve-own-request")
         page.button(dialog, "Reject").click()        # withdrawn
-        page.wait_toast("Rejected by kiosk-1")
+        page.wait_toast("Request withdrawn by kiosk-1")
         shots("toasts")
 
         asker = Peer(oidc_host.url, name="kiosk-2", group="team")

@@ -52,6 +52,18 @@ def test_the_requester_cannot_approve_its_own_request_and_can_withdraw_it(host, 
         dialog = page.dialog()                                       # its own copy: Approve disabled
         assert not page.button(dialog, "Approve").is_enabled(), "no approving of one's own request"
         assert page.button(dialog, "Reject").is_enabled()
+        # It says why Approve is disabled, under the buttons' row, and the button points to it.
+        waiting = "Waiting for another screen of the group to approve. Reject withdraws your request."
+        assert dialog.find_element(By.CSS_SELECTOR, ".rule-line").text == waiting
+        assert page.button(dialog, "Approve").get_attribute("aria-describedby") == f"rule-{page.modal_id(dialog)}"
+        page.screenshot("approval-own-copy")
+        # Escape (there is no Cancel) shakes it and points at that rule, not at "Please choose
+        # one of the options".
+        press(page, Keys.ESCAPE)
+        page.wait().until(lambda d: "shake" in dialog.get_attribute("class"))
+        assert dialog.find_element(By.CSS_SELECTOR, ".hint-line").text == ""
+        assert dialog.find_element(By.CSS_SELECTOR, ".rule-line").text == waiting
+        assert "Please choose one of the options" not in dialog.text
         present = approver.expect("present")
         assert present["modal"]["title"] == "Approve request?"
         assert [a["enabled"] for a in present["modal"]["actions"]] == [True, True]
@@ -64,7 +76,8 @@ def test_the_requester_cannot_approve_its_own_request_and_can_withdraw_it(host, 
         dialog = page.dialog()
         again = approver.expect("present")
         page.button(dialog, "Reject").click()
-        page.wait_toast("Rejected by asker")
+        page.wait_toast("Request withdrawn by asker")
+        assert not [t for t in page.toasts() if "Rejected by" in t], "a withdrawal is no rejection"
         assert approver.expect("dismiss", id=again["id"])["reason"] == "superseded"
         page.wait_idle("approve")
         page.assert_no_bad_message()
@@ -80,7 +93,7 @@ def test_a_request_nobody_else_can_approve_says_so(host, desktop):
     assert "open the page twice with ?group=NAME (kiosks: --group)" in dialog.text
     assert not page.button(dialog, "Approve").is_enabled()
     page.button(dialog, "Reject").click()        # the only way out: withdraw it
-    page.wait_toast("Rejected by browser")
+    page.wait_toast("Request withdrawn by browser")
     page.no_dialog()
     page.wait_idle("approve")
 

@@ -7,7 +7,7 @@ import time
 from selenium.webdriver.common.by import By
 
 from browser_support import Peer, RestartableHost
-from hosts import ROOT  # noqa: F401
+from hosts import ROOT, received_photos  # noqa: F401
 from pictures import make_big_file, make_png
 
 
@@ -145,7 +145,7 @@ def test_a_refused_file_is_named_and_can_be_removed_before_sending_again(desktop
         assert [n.text for n in dialog.find_elements(By.CSS_SELECTOR, ".previews .file-name")] == ["cat.png"]
         assert not error.is_displayed()
         page.button(dialog, "Send").click()
-        page.wait_toast(f"Received 1 photo(s), {size} bytes", seconds=20)
+        page.wait_toast(received_photos(1, size), seconds=20)
         page.no_dialog()
     finally:
         plain.stop()

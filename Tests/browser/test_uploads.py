@@ -5,6 +5,7 @@ import time
 from selenium.webdriver.common.by import By
 
 from browser_support import CuttableProxy, RestartableHost
+from hosts import received_photos
 from pictures import make_big_file
 
 SIZE = 9_500_000
@@ -39,7 +40,7 @@ def test_a_9_5_mb_photo_arrives_with_the_default_host_flags(desktop, tmp_path):
         dialog = pick(page, make_big_file(tmp_path / "big.png", SIZE) and tmp_path / "big.png")
         page.button(dialog, "Send").click()
         page.wait().until(lambda d: "Uploading…" in progress_text(dialog) and "of 9.5 MB" in progress_text(dialog))
-        page.wait_toast(f"Received 1 photo(s), {SIZE} bytes", seconds=60)
+        page.wait_toast(received_photos(1, SIZE), seconds=60)
         page.no_dialog()
         errors = page.received("error")
         assert not errors, errors                           # no rate_limited, nothing refused
@@ -73,7 +74,7 @@ def test_a_cut_mid_upload_resumes_where_the_host_stopped(page, tmp_path):
         assert not failures, failures
         page.restore_before_retry(proxy)
         dialog.find_element(By.CSS_SELECTOR, ".connection-line button").click()
-        page.wait_toast(f"Received 1 photo(s), {SIZE} bytes", seconds=60)
+        page.wait_toast(received_photos(1, SIZE), seconds=60)
         offsets = upload_offsets(page, modal_id)
         assert offsets.count(0) == 1, "resumed, not restarted"
         assert proxy.upstream_bytes < 1.2 * BASE64, f"{proxy.upstream_bytes} bytes on the wire for {BASE64:.0f} of base64"
@@ -140,7 +141,7 @@ def test_a_refused_upload_is_shown_with_retry_and_cancel(page, tmp_path):
         page.both_schemes("upload-refused", failures)
         assert not failures, failures
         retry.click()
-        page.wait_toast(f"Received 1 photo(s), {SIZE} bytes", seconds=60)
+        page.wait_toast(received_photos(1, SIZE), seconds=60)
         assert upload_offsets(page, modal_id).count(0) == 1, "Retry went on from what the host held"
         assert not [e for e in page.received("error") if e["code"] == "rate_limited"], "the page kept the window"
     finally:
@@ -178,9 +179,11 @@ def test_a_reload_mid_upload_names_the_file_and_it_goes_on_when_chosen_again(des
         page.both_schemes("upload-stopped-by-reload", failures)
         assert not failures, failures
         dialog.find_element(By.CSS_SELECTOR, "input[type=file]").send_keys(str(path))
+        # Chosen again, the file is no longer missing: the note goes before Send.
+        page.wait().until(lambda d: stopped.text == "")
         page.button(dialog, "Send").click()
         assert not stopped.is_displayed(), "the note goes once the file is chosen again and sent"
-        page.wait_toast(f"Received 1 photo(s), {size} bytes", seconds=30)
+        page.wait_toast(received_photos(1, size), seconds=30)
         assert upload_offsets(page, modal_id).count(0) == 1, "went on from what the host held"
         page.no_dialog()
         assert page.script("return Object.keys(sessionStorage).filter((k) => k.startsWith('remote-modal.draft.'))") == []

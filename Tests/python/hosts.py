@@ -75,3 +75,32 @@ class OIDCProvider:
         if self.process.poll() is None:
             self.process.terminate()
             self.process.wait(timeout=10)
+
+
+def readable_size(size):
+    """Bytes as the demo, the page and the kiosk say them: units of 1,000, one decimal below
+    100 ("820 bytes", "9.4 MB", "300 kB"). Written out here, not imported from the host, so a
+    test reading the words checks them."""
+    if size == 1:
+        return "1 byte"
+    if size < 1000:
+        return f"{size} bytes"
+    units = ["kB", "MB", "GB", "TB"]
+    value, unit = size / 1000, 0
+    while value >= 1000 and unit < len(units) - 1:
+        value, unit = value / 1000, unit + 1
+    if value < 100:
+        tenths = int(value * 10 + 0.5)
+        if tenths >= 10000 and unit < len(units) - 1:
+            return f"1 {units[unit + 1]}"
+        text = f"{tenths // 10}" if tenths % 10 == 0 else f"{tenths // 10}.{tenths % 10}"
+        return f"{text} {units[unit]}"
+    rounded = int(value + 0.5)
+    if rounded >= 1000 and unit < len(units) - 1:
+        return f"1 {units[unit + 1]}"
+    return f"{rounded} {units[unit]}"
+
+
+def received_photos(count, size):
+    """The demo's status after a photo upload: "Received 1 photo, 9.4 MB"."""
+    return f"Received {count} {'photo' if count == 1 else 'photos'}, {readable_size(size)}"

@@ -5,7 +5,7 @@ import hashlib
 
 import pytest
 
-from hosts import Host
+from hosts import Host, received_photos
 import protocol_client  # noqa: F401  (puts this tree's clients/python first on the path)
 from remote_modal_client import ModalClient, SessionLost, backoff_delays, chunk_messages
 from schema import check_host_message as checked
@@ -103,7 +103,7 @@ def test_an_upload_keeps_the_window_and_resumes_from_what_the_host_holds(slow_up
         upload = await upload_task
         assert upload.max_in_flight <= window
         status = await client.expect("status", timeout=20)
-        assert status["text"] == f"Received 1 photo(s), {len(data)} bytes"
+        assert status["text"] == received_photos(1, len(data))
         assert hashlib.sha256(data).hexdigest() == upload.result_value()["items"][0]["sha256"]
         await client.close()
     run(scenario())

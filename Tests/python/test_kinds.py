@@ -8,6 +8,7 @@ import urllib.request
 
 import pytest
 
+from hosts import received_photos
 from protocol_client import ProtocolClient
 
 
@@ -86,7 +87,7 @@ def test_photo_upload_checked_and_summarized(demo_host):
                  for i, d in enumerate(files)]
         await client.send({"type": "result", "id": picker["id"], "value": {"items": items}})
         status = await client.expect("status")
-        assert status["text"] == f"Received 2 photo(s), {sum(map(len, files))} bytes"
+        assert status["text"] == received_photos(2, sum(map(len, files)))
         assert not [m for m in client.inbox if m["type"] == "error"]
         await client.close()
     run(scenario())
@@ -114,7 +115,7 @@ def test_upload_tampering_is_refused_and_the_modal_stays(demo_host):
         await upload(client, picker["id"], 0, "a.png", data)
         good = [{"name": "a.png", "mimeType": "image/png", "size": len(data), "sha256": hashlib.sha256(data).hexdigest()}]
         await client.send({"type": "result", "id": picker["id"], "value": {"items": good}})
-        assert (await client.expect("status"))["text"] == f"Received 1 photo(s), {len(data)} bytes"
+        assert (await client.expect("status"))["text"] == received_photos(1, len(data))
         await client.close()
     run(scenario())
 

@@ -353,6 +353,10 @@ def test_group_approval_first_answer_wins(demo_host):
         # The requester's own copy cannot approve (only withdraw); the others' can.
         assert [a["enabled"] for a in mine["modal"]["actions"]] == [False, True]
         assert [a["enabled"] for a in theirs["modal"]["actions"]] == [True, True]
+        # ... and its copy says why: it waits for another screen; Reject withdraws it.
+        assert mine["modal"]["actions"][0]["explanation"] == (
+            "Waiting for another screen of the group to approve. Reject withdraws your request.")
+        assert all("explanation" not in a for a in theirs["modal"]["actions"])
         await asker.send({"type": "result", "id": mine["id"], "value": {"action": 0}})
         assert (await asker.expect("error"))["code"] == "bad_message"
         await peer.send({"type": "result", "id": theirs["id"], "value": {"action": 0}})
@@ -370,7 +374,8 @@ def test_group_approval_first_answer_wins(demo_host):
         alone = await outsider.expect("present")
         assert [a["enabled"] for a in alone["modal"]["actions"]] == [False, True]
         await outsider.send({"type": "result", "id": alone["id"], "value": {"action": 1}})
-        assert (await outsider.expect("status"))["text"] == "Rejected by kitchen"
+        # The requester's own Reject is a withdrawal, told as one (not "Rejected by kitchen").
+        assert (await outsider.expect("status"))["text"] == "Request withdrawn by kitchen"
         for client in (asker, peer, outsider):
             await client.close()
     run(scenario())

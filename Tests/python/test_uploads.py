@@ -7,7 +7,7 @@ import re
 import tempfile
 import urllib.request
 
-from hosts import Host
+from hosts import Host, received_photos
 from protocol_client import ProtocolClient
 
 CHUNK = 32 * 1024
@@ -109,7 +109,7 @@ def test_twenty_mebibytes_at_full_speed_by_the_window_are_never_rate_limited():
             assert uploader.held == len(data)
             await client.send({"type": "result", "id": present["id"], "value": {"items": [uploader.item()]}})
             status = await client.expect("status", timeout=20)
-            assert status["text"] == f"Received 1 photo(s), {len(data)} bytes"
+            assert status["text"] == received_photos(1, len(data))
             assert not [m for m in client.inbox if m["type"] == "error"]
             await client.close()
         asyncio.run(run())
@@ -138,7 +138,7 @@ def test_a_cut_at_half_resumes_from_the_held_bytes():
             assert rest.errors == [] and rest.held == len(data)
             await back.send({"type": "result", "id": present["id"], "value": {"items": [rest.item()]}})
             status = await back.expect("status", timeout=20)
-            assert status["text"] == f"Received 1 photo(s), {len(data)} bytes"
+            assert status["text"] == received_photos(1, len(data))
             assert first.wire_bytes + rest.wire_bytes < 1.2 * len(data)
             await back.close()
         asyncio.run(run())
@@ -162,7 +162,7 @@ def test_an_offset_that_does_not_continue_the_file_names_the_held_count_and_keep
             await uploader.send(start=held)
             assert uploader.held == len(data)
             await client.send({"type": "result", "id": present["id"], "value": {"items": [uploader.item()]}})
-            assert (await client.expect("status"))["text"] == f"Received 1 photo(s), {len(data)} bytes"
+            assert (await client.expect("status"))["text"] == received_photos(1, len(data))
             await client.close()
         asyncio.run(run())
     finally:
@@ -246,7 +246,7 @@ def test_many_sessions_uploading_and_vanishing_stay_within_the_host_budgets():
             await uploader.send()
             assert uploader.errors == []
             await client.send({"type": "result", "id": present["id"], "value": {"items": [uploader.item()]}})
-            assert (await client.expect("status", timeout=20))["text"] == f"Received 1 photo(s), {len(data)} bytes"
+            assert (await client.expect("status", timeout=20))["text"] == received_photos(1, len(data))
             await client.close()
         asyncio.run(afterwards())
     finally:
@@ -289,7 +289,7 @@ def test_a_picker_refuses_files_of_other_types_at_their_first_chunk_and_says_wha
             item = {"name": "cat.png", "mimeType": "image/png", "size": len(png),
                     "sha256": hashlib.sha256(png).hexdigest()}
             await client.send({"type": "result", "id": modal_id, "value": {"items": [item]}})
-            assert (await client.expect("status"))["text"] == f"Received 1 photo(s), {len(png)} bytes"
+            assert (await client.expect("status"))["text"] == received_photos(1, len(png))
             await client.close()
         asyncio.run(run())
     finally:

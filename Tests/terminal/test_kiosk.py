@@ -9,7 +9,7 @@ import time
 import pytest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "python"))
-from hosts import Host, ROOT  # noqa: E402
+from hosts import Host, ROOT, received_photos  # noqa: E402
 
 # KIOSK_BIN runs the suite against another build (to see a new test fail on the old kiosk).
 KIOSK = os.environ.get("KIOSK_BIN") or os.path.join(ROOT, ".build", "debug", "kiosk")
@@ -158,7 +158,7 @@ def test_photo_upload_from_paths_with_progress(kiosk, tmp_path):
     kiosk.wait_for("== Choose photos ==")
     kiosk.keys(f"{first}, {second}", "Enter")
     kiosk.keys("2")
-    kiosk.wait_for(f"Received 2 photo(s), {first.stat().st_size + second.stat().st_size} bytes")
+    kiosk.wait_for(received_photos(2, first.stat().st_size + second.stat().st_size))
 
 
 def test_resize_redraws(kiosk):
@@ -221,4 +221,4 @@ def test_a_pickers_size_error_goes_when_the_path_changes(kiosk, tmp_path):
     kiosk.wait_for(f"> Files: {tmp_path / 'tiny.png'}")
     assert "these are" not in kiosk.screen(), kiosk.screen()
     kiosk.keys("Enter", "2")
-    kiosk.wait_for("Received 1 photo(s)")
+    kiosk.wait_for("Received 1 photo,")

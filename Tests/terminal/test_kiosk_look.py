@@ -150,7 +150,8 @@ def test_the_qr_code_is_libqrencodes_and_the_address_is_whole(host):
         joined = subprocess.run(["tmux", "capture-pane", "-J", "-p", "-t", terminal.name],
                                 capture_output=True, text=True).stdout
         url = next(line.strip() for line in joined.splitlines() if line.startswith("http"))
-        assert "state=" in url or "client_id=" in url, url
+        # The host's short link to the provider's page (a code that fits 80x24).
+        assert re.fullmatch(rf"http://127\.0\.0\.1:{host.port}/s/[A-Za-z0-9_-]{{8}}", url), url
         lines = joined.splitlines()
         start = next(i for i, line in enumerate(lines) if line.startswith("http")) + 1
         end = next(i for i, line in enumerate(lines) if "[1] Cancel" in line)

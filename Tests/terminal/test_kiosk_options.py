@@ -19,7 +19,7 @@ import websockets
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "python"))
-from hosts import Host  # noqa: E402
+from hosts import Host, received_photos  # noqa: E402
 from test_kiosk import KIOSK, Tmux  # noqa: E402
 
 
@@ -202,7 +202,7 @@ def test_a_filter_refusal_is_shown_in_the_hosts_words_and_other_files_can_be_pic
         kiosk.wait_for("> Files: ")
         kiosk.keys(*["BSpace"] * len(str(notes)))
         kiosk.keys(str(photo), "Enter", "Enter")
-        kiosk.wait_for(f"Received 1 photo(s), {photo.stat().st_size} bytes")
+        kiosk.wait_for(received_photos(1, photo.stat().st_size))
     finally:
         kiosk.close()
         host.stop()

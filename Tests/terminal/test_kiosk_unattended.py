@@ -12,7 +12,7 @@ import pytest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "python"))
-from hosts import Host, ROOT, free_port  # noqa: E402
+from hosts import Host, ROOT, free_port, received_photos  # noqa: E402
 from test_kiosk import KIOSK, Tmux  # noqa: E402
 
 BINARY = os.path.join(ROOT, ".build", "debug", "modal-host")
@@ -165,7 +165,7 @@ def test_a_9_5_mb_photo_arrives_with_default_host_flags(tmp_path):
     try:
         open_picker_and_send(terminal, path)
         terminal.wait_for("Uploading big.jpg", seconds=15)
-        terminal.wait_for("Received 1 photo(s), 9500000 bytes", seconds=90)
+        terminal.wait_for(received_photos(1, 9500000), seconds=90)
         assert "host:" not in terminal.screen(), terminal.screen()
     finally:
         terminal.close()
@@ -188,7 +188,7 @@ def test_a_cut_mid_upload_resumes_from_the_held_offset(tmp_path):
         assert at_cut >= 0.45 * wire, f"upload never got going: {at_cut} bytes"
         proxy.cut(refuse_seconds=2)
         terminal.wait_for("Paused: reconnecting", seconds=5)
-        terminal.wait_for("Received 1 photo(s), 9500000 bytes", seconds=90)
+        terminal.wait_for(received_photos(1, 9500000), seconds=90)
         # Restarting from 0 would send about 1.45 x the file; resuming sends it once,
         # plus at most the window lost in flight and the framing.
         assert proxy.sent < 1.12 * wire, f"{proxy.sent} bytes sent for {wire:.0f} ({at_cut} before the cut)"

@@ -24,6 +24,8 @@ public struct DialogAction<Element: Sendable>: Sendable {
     public let isPreferred: Bool
     let output: DialogOutput<Element>
     let rule: EnabledRule?
+    /// The rule in words (wire `explanation`), shown by clients while the action is disabled.
+    public let explanation: String?
 
     /// Creates an action from its parts.
     /// - Parameters:
@@ -38,19 +40,24 @@ public struct DialogAction<Element: Sendable>: Sendable {
         self.init(title: title, style: style, isPreferred: false, output: output, rule: nil)
     }
 
-    init(title: String, style: ActionStyle, isPreferred: Bool, output: DialogOutput<Element>, rule: EnabledRule?) {
+    init(
+        title: String, style: ActionStyle, isPreferred: Bool, output: DialogOutput<Element>, rule: EnabledRule?,
+        explanation: String? = nil
+    ) {
         self.title = title
         self.style = style
         self.isPreferred = isPreferred
         self.output = output
         self.rule = rule
+        self.explanation = explanation
     }
 
     /// The same action as the default button (the client focuses it; Enter picks it).
     /// - Parameter preferred: Whether it is preferred.
     /// - Returns: The action.
     public func preferred(_ preferred: Bool = true) -> DialogAction {
-        DialogAction(title: title, style: style, isPreferred: preferred, output: output, rule: rule)
+        DialogAction(
+            title: title, style: style, isPreferred: preferred, output: output, rule: rule, explanation: explanation)
     }
 
     /// Enables the action only while a rule over the live text field values holds; the
@@ -58,20 +65,48 @@ public struct DialogAction<Element: Sendable>: Sendable {
     /// - Parameter rule: The rule.
     /// - Returns: The action.
     public func enabledIf(_ rule: @escaping @Sendable ([String]) -> Bool) -> DialogAction {
-        DialogAction(title: title, style: style, isPreferred: isPreferred, output: output, rule: .textFields(rule))
+        DialogAction(
+            title: title, style: style, isPreferred: isPreferred, output: output, rule: .textFields(rule),
+            explanation: explanation)
+    }
+
+    /// Enables the action only while a rule over the live text field values holds, and
+    /// says the rule: clients show `explanation` while the action is disabled.
+    /// - Parameters:
+    ///   - explanation: The rule in the person's words ("Enter an e-mail address and a password").
+    ///   - rule: The rule.
+    /// - Returns: The action.
+    public func enabledIf(explanation: String, _ rule: @escaping @Sendable ([String]) -> Bool) -> DialogAction {
+        DialogAction(
+            title: title, style: style, isPreferred: isPreferred, output: output, rule: .textFields(rule),
+            explanation: explanation)
     }
 
     /// Enables the action while a host-side sequence says so.
     /// - Parameter enabled: The enabled state over time.
     /// - Returns: The action.
     public func enabledIf(_ enabled: Observable<Bool>) -> DialogAction {
-        DialogAction(title: title, style: style, isPreferred: isPreferred, output: output, rule: .observable(enabled))
+        DialogAction(
+            title: title, style: style, isPreferred: isPreferred, output: output, rule: .observable(enabled),
+            explanation: explanation)
+    }
+
+    /// Enables the action while a host-side sequence says so, and says when in words
+    /// (shown by clients while the action is disabled).
+    /// - Parameters:
+    ///   - enabled: The enabled state over time.
+    ///   - explanation: When it is enabled, in the person's words.
+    /// - Returns: The action.
+    public func enabledIf(_ enabled: Observable<Bool>, explanation: String) -> DialogAction {
+        DialogAction(
+            title: title, style: style, isPreferred: isPreferred, output: output, rule: .observable(enabled),
+            explanation: explanation)
     }
 
     /// The wire description. Rules are evaluated by the host before the modal is sent,
     /// with the alert's initial text field values.
     var spec: ActionSpec {
-        ActionSpec(title: title, style: style, enabled: true, preferred: isPreferred)
+        ActionSpec(title: title, style: style, enabled: true, preferred: isPreferred, explanation: explanation)
     }
 }
 

@@ -23,6 +23,8 @@ public struct Presenter: Sendable {
     var excluded: Set<String> = []
     /// Actions disabled for particular sessions, by session id.
     var disabledActions: [String: Set<Int>] = [:]
+    /// Why those actions are disabled, in words, shown on the copies that have them disabled.
+    var disabledExplanation: String?
 
     /// The session whose flow runs on this thread or task: set by the host while it
     /// delivers a control's tap, a new session to `sessions`, or a dialog's answer.
@@ -130,6 +132,20 @@ public struct Presenter: Sendable {
     public func disablingActions(_ indices: Set<Int>, for session: Session) -> Presenter {
         var presenter = self
         presenter.disabledActions[session.id, default: []].formUnion(indices)
+        return presenter
+    }
+
+    /// The same presenter, with some actions disabled on one session's copy and the reason
+    /// said on that copy: each of them carries `explanation` ("Another screen of the group
+    /// must approve it"), which clients show while the action is disabled.
+    /// - Parameters:
+    ///   - indices: The actions' positions.
+    ///   - session: The session whose copy has them disabled.
+    ///   - explanation: Why, in the person's words.
+    /// - Returns: The presenter.
+    public func disablingActions(_ indices: Set<Int>, for session: Session, explanation: String) -> Presenter {
+        var presenter = disablingActions(indices, for: session)
+        presenter.disabledExplanation = explanation
         return presenter
     }
 }

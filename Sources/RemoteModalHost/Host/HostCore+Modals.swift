@@ -153,6 +153,7 @@ extension HostCore {
             uploadBudget: uploadBudget)
         if case .group = presenter.target { presentation.requesterID = presenter.requester?.id }
         presentation.disabledActions = sameTokenAsDisabled(presenter.disabledActions, among: targets)
+        presentation.disabledExplanation = presenter.disabledExplanation
         evaluateTextFieldRules(presentation)
         // An action ruled by a host-side sequence stays disabled until the sequence speaks.
         for (index, rule) in rules.enumerated() where index < presentation.actionStates.count {

@@ -29,9 +29,16 @@ extension HostCore {
             report(.failure(refused))
             return Disposables.create()
         }
+        // A short link to the authorization URL, for clients that show an address to type or
+        // a QR code (25 modules, not 49): the same provider page after one redirect, for as
+        // long as the modal is open.
+        let code = Secrets.shortCode()
+        shortLinks.withLock { $0[code] = authorize.absoluteString }
+        var shown = options
+        shown.shortURL = "\(configuration.publicBaseURL)\(configuration.shortLinkPathPrefix)\(code)"
         let description = ModalDescription.webAuthentication(
             url: authorize.absoluteString, callbackURL: callback.absoluteString, callbackURLScheme: nil,
-            options: options)
+            options: shown)
         let token = PresentationToken(core: self)
         authCallbacks.withLock {
             $0[nonce] = AuthCallback(state: state) { [self] url in
@@ -51,6 +58,7 @@ extension HostCore {
                 failed: { report(.failure($0)) }))
         return Disposables.create { [self] in
             authCallbacks.withLock { _ = $0.removeValue(forKey: nonce) }
+            shortLinks.withLock { _ = $0.removeValue(forKey: code) }
             presentation.dispose()
         }
     }
@@ -103,6 +111,24 @@ extension HostCore {
             return .html(
                 404, Self.page("Link expired", "This sign-in link was already used or has expired.", closes: false))
         }
+    }
+
+    /// `/s/CODE` (or `/auth/INSTANCE/s/CODE`): a redirect to the authorization URL of a sign-in
+    /// being shown. Not single use (a phone's preview may fetch it first); it goes with its modal.
+    func shortLinkRoute(_ request: HTTPRequest) -> HTTPResponse? {
+        let prefix = configuration.shortLinkPathPrefix
+        guard request.path.hasPrefix(prefix) else { return nil }
+        let code = String(request.path.dropFirst(prefix.count))
+        guard request.method == "GET" || request.method == "HEAD" else {
+            return .html(405, Self.page("Method not allowed", "Open this link in a browser.", closes: false))
+        }
+        guard let target = shortLinks.withLock({ $0[code] }) else {
+            return .html(
+                404, Self.page("Link expired", "This sign-in link was already used or has expired.", closes: false))
+        }
+        var response = HTTPResponse.html(302, Self.page("Sign in", "Continue to the sign-in page.", closes: false))
+        response.headers = [("location", target), ("cache-control", "no-store"), ("referrer-policy", "no-referrer")]
+        return response
     }
 
     private static func page(_ title: String, _ text: String, closes: Bool) -> String {

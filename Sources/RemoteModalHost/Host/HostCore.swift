@@ -26,6 +26,8 @@ final class HostCore: @unchecked Sendable {
     private let routes = Locked<[(prefix: String, route: HTTPRoute)]>([])
     /// Host-served web authentication callbacks by nonce.
     let authCallbacks = Locked<[String: AuthCallback]>([:])
+    /// Short sign-in links being shown: code to the authorization URL it redirects to.
+    let shortLinks = Locked<[String: String]>([:])
 
     var connections: [ConnectionID: ConnectionState] = [:]
     var sessions: [String: SessionState] = [:]
@@ -111,6 +113,7 @@ final class HostCore: @unchecked Sendable {
             return response
         }
         if let response = authCallbackRoute(request) { return response }
+        if let response = shortLinkRoute(request) { return response }
         for (prefix, route) in routes.withLock({ $0 }) where request.path.hasPrefix(prefix) {
             if let response = route(request) { return response }
         }

@@ -246,6 +246,8 @@ final class Presentation: @unchecked Sendable {
     /// Actions disabled for one target session whatever their rules say (a request its
     /// sender sees but must not approve), by session id.
     var disabledActions: [String: Set<Int>] = [:]
+    /// Why those actions are disabled, said on the copies that have them disabled.
+    var disabledExplanation: String?
 
     /// The action states one target session is shown.
     func actionStates(for sessionID: String?) -> [Bool] {
@@ -261,11 +263,19 @@ final class Presentation: @unchecked Sendable {
             return currentDescription
         }
         let states = actionStates(for: sessionID)
+        let forced = disabledActions[sessionID] ?? []
+        func applied(_ actions: [ActionSpec]) -> [ActionSpec] {
+            var actions = apply(states, to: actions)
+            if let disabledExplanation {
+                for index in forced where index < actions.count { actions[index].explanation = disabledExplanation }
+            }
+            return actions
+        }
         switch currentDescription {
         case .alert(let title, let message, let fields, let actions):
-            return .alert(title: title, message: message, textFields: fields, actions: apply(states, to: actions))
+            return .alert(title: title, message: message, textFields: fields, actions: applied(actions))
         case .actionSheet(let title, let message, let source, let actions):
-            return .actionSheet(title: title, message: message, source: source, actions: apply(states, to: actions))
+            return .actionSheet(title: title, message: message, source: source, actions: applied(actions))
         case let other:
             return other
         }

@@ -77,6 +77,11 @@ public struct ModalHostConfiguration: Sendable {
     /// The path prefix of this host's web authentication callbacks.
     public var callbackPathPrefix: String { instance.map { "/auth/\($0)/callback/" } ?? "/auth/callback/" }
 
+    /// The path prefix of this host's short sign-in links (`/s/CODE`, or `/auth/NAME/s/CODE`
+    /// behind a balancer): the address a web authentication modal shows, redirecting to the
+    /// provider's long authorization URL, so that its QR code fits a small terminal.
+    public var shortLinkPathPrefix: String { instance.map { "/auth/\($0)/s/" } ?? "/s/" }
+
     /// Creates the default configuration.
     public init() {}
 }

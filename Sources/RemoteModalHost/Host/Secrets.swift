@@ -10,6 +10,14 @@ enum Secrets {
         return base64URL(bytes)
     }
 
+    /// A short unguessable code: 48 random bits as 8 base64url characters (a short sign-in
+    /// link's, which lives only while its modal is open).
+    static func shortCode() -> String {
+        var generator = SystemRandomNumberGenerator()
+        let value = generator.next() as UInt64
+        return base64URL((0..<6).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) })
+    }
+
     /// Unpadded base64url of bytes.
     static func base64URL(_ bytes: [UInt8]) -> String {
         let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")

@@ -42,6 +42,8 @@ export class DialogUI {
     this.closeHandlers = [];
     this.status = el("p", { class: "answer-status", role: "status", "aria-live": "polite" });
     this.hintLine = el("p", { class: "hint-line", "aria-live": "polite" });
+    // A disabled action's rule in the host's words (`explanation`), while it is disabled.
+    this.ruleLine = el("p", { id: `rule-${id}`, class: "rule-line", "aria-live": "polite" });
     this.errorLine = el("p", { class: "error-text", role: "alert", hidden: true });
   }
 
@@ -104,8 +106,29 @@ export class DialogUI {
       });
     }
     this.body.append(row);
+    // The rules of the disabled actions that say theirs, above the row; gone once enabled.
+    const showRules = () => {
+      const rules = list.map((action, index) => (buttons[index].disabled && action.explanation) || null).filter(Boolean);
+      this.ruleLine.textContent = [...new Set(rules)].join(" ");
+      buttons.forEach((button, index) => {
+        if (list[index].explanation && button.disabled) button.setAttribute("aria-describedby", this.ruleLine.id);
+        else button.removeAttribute("aria-describedby");
+      });
+    };
+    showRules();
     const update = (states) => {
-      states.forEach((state, index) => { if (buttons[index]) buttons[index].disabled = !state.enabled; });
+      let enabledNow = false;
+      states.forEach((state, index) => {
+        if (!buttons[index]) return;
+        if (buttons[index].disabled && state.enabled) enabledNow = true;
+        buttons[index].disabled = !state.enabled;
+      });
+      showRules();
+      // A "not available" hint is wrong once the host enables an action: it goes at once.
+      if (enabledNow && this.hintLine.textContent) {
+        clearTimeout(this.hintTimer);
+        this.hintLine.textContent = "";
+      }
       const waiting = this.pendingSubmit;
       if (waiting && !waiting.button.disabled) {
         clearTimeout(waiting.timer);
@@ -121,7 +144,10 @@ export class DialogUI {
   unavailableReason(preferred) {
     const empty = [...this.body.querySelectorAll("input, textarea")].some((node) => !node.value);
     const title = preferred?.querySelector(".label")?.textContent;
-    return empty || !title ? "Fill in the fields first" : `“${title}” is not available with what is filled in`;
+    const reason = empty || !title ? "Fill in the fields first" : `“${title}” is not available with what is filled in`;
+    // The host's words for the rule, when it said them.
+    const rule = preferred?.hasAttribute("aria-describedby") ? this.ruleLine.textContent : "";
+    return rule ? `${reason}: ${rule}` : reason;
   }
 
   /** Clicks `button` once the host enables it, or says why not after a second. */
@@ -148,6 +174,15 @@ export class DialogUI {
   cancel() {
     if (this.answered) return this.refuse("Waiting for the host to confirm your answer");
     if (this.cancelHandler) return this.cancelHandler();
+    // A rule the host stated (the requester's copy of an approval) says more than "choose":
+    // the dialog shakes and the rule is said again where it stands, not twice on screen.
+    if (this.ruleLine.textContent) {
+      this.shake();
+      const rule = this.ruleLine.textContent;
+      this.ruleLine.textContent = "";
+      queueMicrotask(() => { this.ruleLine.textContent = rule; });
+      return;
+    }
     return this.refuse("Please choose one of the options");
   }
 
@@ -307,7 +342,7 @@ export function openModal(id, modal, io, layer) {
   }
   // Errors, hints and the answer's state sit just above the actions, where the eye is.
   const row = content.querySelector(":scope > .actions");
-  for (const line of [ui.errorLine, ui.hintLine, ui.status]) content.insertBefore(line, row);
+  for (const line of [ui.errorLine, ui.ruleLine, ui.hintLine, ui.status]) content.insertBefore(line, row);
   if (!content.querySelector("h2")) {
     content.prepend(el("h2", { id: `title-${id}`, class: "visually-hidden", text: "Request" }));
   }

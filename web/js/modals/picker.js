@@ -101,6 +101,12 @@ export function picker(ui, { title, noun, limit, accept, maxBytes, prompt }) {
     restart();
     files = [...input.files];
     input.value = "";                      // the same file can be chosen again after a Remove
+    // The note about an upload a reload stopped asks for its files: it names only those not
+    // chosen again (same name and size), and goes once they all are.
+    if (stoppedLine.textContent && sending?.length) {
+      const missing = sending.filter((kept) => !files.some((file) => file.name === kept.name && file.size === kept.size));
+      stoppedLine.textContent = missing.length ? stoppedText(missing) : "";
+    }
     chosen();
   });
 
