@@ -134,8 +134,14 @@ struct UploadDefenceTests {
             $0.uploadMinimumBytesPerSecond = 4_096
             $0.maxUploadSpoolBytes = 1_000_000
         }
-        let trickler = harness.connect(name: "trickler", capabilities: ["photoPicker"])
-        let bystander = harness.connect(name: "bystander", capabilities: ["photoPicker"])
+        func client(_ name: String, from peer: String) -> TestClient {
+            let client = harness.transport.connect(peer: peer)
+            client.hello(name: name, capabilities: ["photoPicker"])
+            harness.settle()
+            return client
+        }
+        let trickler = client("trickler", from: "10.0.0.81")
+        let bystander = client("bystander", from: "10.0.0.82")
         _ = RemoteModal.photoPicker(presenter: .session(harness.session(of: trickler))) { $0.maxBytes = 1_000_000 }
             .asObservable().subscribe()
         let outcome = Outcome<[PickedFile]>()
