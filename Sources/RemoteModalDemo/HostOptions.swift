@@ -69,6 +69,10 @@ public struct HostOptions: Sendable {
             FlagSpec(
                 "upload-stall", value: "SECONDS",
                 help: "an upload with no chunk for this long is dropped, freeing its budget (default 60)"),
+            FlagSpec(
+                "upload-min-rate", value: "BYTES",
+                help: "bytes a second a file in progress must average once --upload-stall has passed,"
+                    + " or it is dropped (default 16384; 0: no minimum)"),
             FlagSpec("spool-dir", value: "PATH", help: "folder for upload spool files (default: one under $TMPDIR)"),
             FlagSpec("photo-max-bytes", value: "BYTES", help: "the demo photo picker's limit (default 10485760)"),
             FlagSpec("log-level", value: "LEVEL", help: "trace, debug, info, warning or error (default info)"),
@@ -178,6 +182,7 @@ public struct HostOptions: Sendable {
         options.host.maxUploadBytesPerAddress =
             try flags.int("max-upload-per-address", in: 0...(1 << 40)) ?? 128 * 1_048_576
         options.host.uploadStallSeconds = try flags.seconds("upload-stall") ?? 60
+        options.host.uploadMinimumBytesPerSecond = Double(try flags.int("upload-min-rate", in: 0...(1 << 40)) ?? 16_384)
         options.photoMaxBytes = try flags.int("photo-max-bytes", in: 1...Int(Int32.max)) ?? 10 * 1_048_576
         if let name = flags.string("event-loop") {
             guard let backend = EventLoopBackend(rawValue: name) else {

@@ -42,7 +42,8 @@ public struct TransportStats: Sendable, Equatable {
     /// Upgrades refused (origin, subprotocol, path, host, connection limits).
     public var refusedUpgrades = 0
     /// Refused upgrades and HTTP requests by reason: `path`, `host`, `origin`,
-    /// `subprotocol`, `connection_limit`, `address_limit`, `stopping`, `metrics_auth`.
+    /// `subprotocol`, `connection_limit`, `address_limit`, `stopping`, `metrics_auth`,
+    /// `address_sockets` (a socket closed on arrival), `method` (a method not served).
     public var refusals: [String: Int] = [:]
     /// Connections closed for an oversized message (1009).
     public var oversizedMessages = 0

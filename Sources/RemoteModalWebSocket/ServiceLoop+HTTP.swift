@@ -22,7 +22,13 @@ extension ServiceLoop {
         }
         let request = HTTPRequest(method: method, path: path, queryItems: queryItems(wsi), headers: headers)
         if method == "OTHER" {
-            return respond(wsi, .text(405, "method not allowed\n"), completeTransaction: true) ? 0 : -1
+            // Answered and closed at once: the request's body (if any) is never read, so the
+            // socket holds nothing of the host's past this answer.
+            countRefusal("method")
+            var response = HTTPResponse.text(405, "method not allowed\n")
+            response.headers = [("allow", "GET, HEAD"), ("connection", "close")]
+            _ = respond(wsi, response, completeTransaction: false)
+            return -1
         }
         if path == "/healthz" {
             let stopping = shared.withLock { $0.stopping }

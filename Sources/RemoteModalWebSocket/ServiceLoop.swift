@@ -94,6 +94,10 @@ final class ServiceLoop: @unchecked Sendable {
     /// Open WebSocket connections by client address (server role).
     var serviceThreadAddressCounts: [String: Int] = [:]
     var serviceThreadClientAddress: [ConnectionID: String] = [:]
+    /// Accepted sockets not (yet) upgraded, with their peer, and their count by peer
+    /// (`ServiceLoop+Sockets`). The key is lws's handle, never dereferenced.
+    var serviceThreadPendingSockets: [OpaquePointer: String] = [:]
+    var serviceThreadPendingByAddress: [String: Int] = [:]
     let staticFiles: StaticFiles?
     /// `maxConnections` lowered to what the open-file limit allows (set at start).
     var effectiveMaxConnections = Int.max
@@ -363,15 +367,26 @@ final class ServiceLoop: @unchecked Sendable {
         case LWS_CALLBACK_FILTER_NETWORK_CONNECTION:
             // lws passes the accepted descriptor in `in`; nonzero makes it close it.
             let descriptor = Int32(truncatingIfNeeded: Int(bitPattern: input))
-            guard descriptor >= serviceThreadAcceptCeiling else { return 0 }
+            guard descriptor >= serviceThreadAcceptCeiling else { return admitsSocket(descriptor) ? 0 : 1 }
             countRefusal("descriptors")
             logRefusal("connection closed on arrival: descriptor \(descriptor) is in the reserve for files")
             return 1
+        case LWS_CALLBACK_SERVER_NEW_CLIENT_INSTANTIATED:
+            recordPendingSocket(wsi)
+            return 0
+        case LWS_CALLBACK_WSI_DESTROY:
+            releasePendingSocket(wsi)
+            return 0
+        case LWS_CALLBACK_RAW_ADOPT:
+            // Only a CONNECT request makes lws adopt a raw socket on this server.
+            return refuseConnectMethod(wsi)
         case LWS_CALLBACK_HTTP_CONFIRM_UPGRADE:
             return confirmUpgrade(wsi)
         case LWS_CALLBACK_ESTABLISHED:
             let id = ConnectionID(rawValue: nextID.wrappingAdd(1, ordering: .relaxed).oldValue)
             rm_set_connection_id(wsi, id.rawValue)
+            // From now on it counts as a WebSocket connection of its client address.
+            releasePendingSocket(wsi)
             let peer = peerAddress(wsi)
             let info = ConnectionInfo(
                 path: header(wsi, WSI_TOKEN_GET_URI) ?? "/", origin: header(wsi, WSI_TOKEN_ORIGIN),

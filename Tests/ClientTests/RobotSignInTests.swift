@@ -71,7 +71,10 @@ struct RobotSignInTests {
         try await robot.tap("photo")
         // 300,000 bytes: ten chunks, more than the host's window of eight.
         let photo = MemoryFile(
-            name: "cat.png", mimeType: "image/png", bytes: (0..<300_000).map { UInt8(truncatingIfNeeded: $0 &* 7) })
+            // It starts as a PNG does: the picker judges a file by its bytes.
+            name: "cat.png", mimeType: "image/png",
+            bytes: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+                + (8..<300_000).map { UInt8(truncatingIfNeeded: $0 &* 7) })
         let empty = MemoryFile(name: "empty.png", mimeType: "image/png", bytes: [])
         try await robot.picker().pick([photo, empty])
         #expect(try await robot.status().text == "Received 2 photos, 300 kB")

@@ -28,6 +28,15 @@ func upload(_ client: TestClientLike, _ id: String, file: Int, name: String, _ d
 
 typealias TestClientLike = RemoteModalTestSupport.TestClient
 
+/// `bytes` with their first eight made a PNG signature: a photo picker judges a file by
+/// its bytes, and these stand for a picked image.
+func png(_ bytes: [UInt8]) -> [UInt8] {
+    let signature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+    var bytes = bytes
+    for index in 0..<min(bytes.count, signature.count) { bytes[index] = signature[index] }
+    return bytes
+}
+
 func item(_ name: String, _ data: [UInt8]) -> JSONValue {
     [
         "name": .string(name), "mimeType": "image/png", "size": .number(Double(data.count)),
@@ -83,8 +92,8 @@ struct KindsTests {
         _ = RemoteModal.photoPicker(presenter: .session(harness.session(of: client))) { $0.selectionLimit = 2 }
             .asObservable().subscribe(outcome.observer())
         harness.settle()
-        let small = [UInt8](repeating: 7, count: 1_000)
-        let large = (0..<600_000).map { UInt8(truncatingIfNeeded: $0 &* 31) }
+        let small = png([UInt8](repeating: 7, count: 1_000))
+        let large = png((0..<600_000).map { UInt8(truncatingIfNeeded: $0 &* 31) })
         upload(client, "m1", file: 0, name: "small.png", small)
         upload(client, "m1", file: 1, name: "large.png", large)
         client.send(.result(id: "m1", value: ["items": [item("small.png", small), item("large.png", large)]]))
@@ -106,7 +115,7 @@ struct KindsTests {
         _ = RemoteModal.photoPicker(presenter: .session(harness.session(of: client))).asObservable()
             .subscribe(outcome.observer())
         harness.settle()
-        let data = (0..<100_000).map { UInt8(truncatingIfNeeded: $0) }
+        let data = png((0..<100_000).map { UInt8(truncatingIfNeeded: $0) })
         // The first 32 KiB arrive, then the connection drops.
         client.send(
             .upload(
@@ -184,8 +193,8 @@ struct KindsTests {
             guard case .error(_, let error) = client.received.last else { return nil }
             return error.message
         }
-        let full = Data([UInt8](repeating: 7, count: 32_768)).base64EncodedString()
-        let over = Data([UInt8](repeating: 7, count: 32_769)).base64EncodedString()
+        let full = Data(png([UInt8](repeating: 7, count: 32_768))).base64EncodedString()
+        let over = Data(png([UInt8](repeating: 7, count: 32_769))).base64EncodedString()
         #expect(full.utf8.count == over.utf8.count)
         send(file: 0, size: 50_000, data: full)
         #expect(client.errors.isEmpty)

@@ -20,7 +20,7 @@ struct PickerLimitTests {
             return
         }
         #expect(limit == 0)
-        let files = (0..<3).map { index in (0..<100).map { UInt8(truncatingIfNeeded: $0 + index) } }
+        let files = (0..<3).map { index in png((0..<100).map { UInt8(truncatingIfNeeded: $0 + index) }) }
         for (index, data) in files.enumerated() {
             upload(client, "m1", file: index, name: "f\(index).png", data)
         }

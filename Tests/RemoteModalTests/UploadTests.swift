@@ -52,8 +52,10 @@ private func offer(_ client: TestClient) -> UploadOffer? {
     return nil
 }
 
+/// A picked file's bytes: they start as a PNG does (a picker judges a file by its bytes).
 private func bytes(_ count: Int, seed: Int = 1) -> [UInt8] {
-    (0..<count).map { UInt8(truncatingIfNeeded: $0 &* 131 &+ seed) }
+    let signature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+    return (0..<count).map { $0 < signature.count ? signature[$0] : UInt8(truncatingIfNeeded: $0 &* 131 &+ seed) }
 }
 
 private func spoolFiles(_ folder: URL) -> [String] {
@@ -62,7 +64,9 @@ private func spoolFiles(_ folder: URL) -> [String] {
 
 private func temporaryFolder() -> URL {
     let url = FileManager.default.temporaryDirectory.appendingPathComponent("upload-tests-\(UUID().uuidString)")
-    try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    // Mode 0700: the host refuses a spool folder others can reach.
+    try? FileManager.default.createDirectory(
+        at: url, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
     return url
 }
 
@@ -350,6 +354,9 @@ struct UploadTests {
             $0.maxUploadSpoolBytes = 1_000_000
             $0.maxUploadBytesPerAddress = 300_000
             $0.uploadStallSeconds = 30
+            // The stall clock alone: the minimum rate (which would drop this 2,000-byte
+            // trickle at 30.1 s) has its own tests in UploadDefenceTests.
+            $0.uploadMinimumBytesPerSecond = 0
         }
         func picker(_ name: String) -> TestClient {
             let client = harness.transport.connect(peer: "10.0.0.66")

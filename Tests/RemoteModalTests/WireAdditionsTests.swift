@@ -14,7 +14,8 @@ private func chunk(_ id: String, offset: Int, bytes: Int, size: Int, last: Bool 
     .upload(
         UploadChunk(
             id: id, file: 0, name: "a.png", mimeType: "image/png", size: size, offset: offset,
-            data: Data(repeating: 7, count: bytes).base64EncodedString(), last: last))
+            data: Data(offset == 0 ? png([UInt8](repeating: 7, count: bytes)) : [UInt8](repeating: 7, count: bytes))
+                .base64EncodedString(), last: last))
 }
 
 @Suite("Wire additions: errors that say what they concern, the end of a resume, answers judged on their own fields")

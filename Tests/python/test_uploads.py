@@ -13,6 +13,11 @@ from protocol_client import ProtocolClient
 CHUNK = 32 * 1024
 
 
+def png_bytes(count):
+    """`count` random bytes that start as a PNG does (a picker judges a file by its bytes)."""
+    return b"\x89PNG\r\n\x1a\n" + os.urandom(count - 8)
+
+
 def rss_kib(pid):
     with open(f"/proc/{pid}/status") as status:
         for line in status:
@@ -102,7 +107,7 @@ def test_twenty_mebibytes_at_full_speed_by_the_window_are_never_rate_limited():
         async def run():
             client, present = await open_picker(host.url)
             assert present["uploadWindow"] == 8
-            data = os.urandom(20 << 20)
+            data = png_bytes(20 << 20)
             uploader = Uploader(client, present["id"], data)
             await uploader.send()
             assert uploader.errors == []
@@ -122,7 +127,7 @@ def test_a_cut_at_half_resumes_from_the_held_bytes():
     try:
         async def run():
             client, present = await open_picker(host.url)
-            data = os.urandom(20 << 20)
+            data = png_bytes(20 << 20)
             first = Uploader(client, present["id"], data)
             await first.send(stop_after=len(data) // 2)
             session = client.session
@@ -151,7 +156,7 @@ def test_an_offset_that_does_not_continue_the_file_names_the_held_count_and_keep
     try:
         async def run():
             client, present = await open_picker(host.url)
-            data = os.urandom(2 << 20)
+            data = png_bytes(2 << 20)
             uploader = Uploader(client, present["id"], data)
             await uploader.send(stop_after=3 * CHUNK)
             assert 3 * CHUNK <= uploader.held < len(data)
@@ -175,7 +180,7 @@ def test_cancel_mid_upload_ends_the_modal_and_frees_the_spool_file():
     try:
         async def run():
             client, present = await open_picker(host.url)
-            data = os.urandom(4 << 20)
+            data = png_bytes(4 << 20)
             uploader = Uploader(client, present["id"], data)
             await uploader.send(stop_after=1 << 20)
             assert spool_bytes(spool) >= 1 << 20
@@ -203,10 +208,10 @@ def test_many_sessions_uploading_and_vanishing_stay_within_the_host_budgets():
             client, present = await open_picker(host.url, name=f"flood-{index}")
             # Three small files each (in memory while the budget lasts), then a large one half sent.
             for number in range(2):
-                small = Uploader(client, present["id"], os.urandom(200_000), name=f"s{number}.png", index=number)
+                small = Uploader(client, present["id"], png_bytes(200_000), name=f"s{number}.png", index=number)
                 await small.send()
                 refused.extend(small.errors)
-            large = Uploader(client, present["id"], os.urandom(2 << 20), name="l.png", index=2)
+            large = Uploader(client, present["id"], png_bytes(2 << 20), name="l.png", index=2)
             await large.send(stop_after=1 << 20)
             refused.extend(large.errors)
             await client.ws.close()
@@ -241,7 +246,7 @@ def test_many_sessions_uploading_and_vanishing_stay_within_the_host_budgets():
             await asyncio.sleep(3.5)  # retention (2 s) runs out, the held bytes go
             assert spool_bytes(spool) == 0
             client, present = await open_picker(host.url, name="well-behaved")
-            data = os.urandom(5 << 20)
+            data = png_bytes(5 << 20)
             uploader = Uploader(client, present["id"], data)
             await uploader.send()
             assert uploader.errors == []

@@ -151,8 +151,9 @@ def test_scripted_kiosk_fails_when_the_modal_never_comes(host, tmp_path):
 def test_photo_upload_from_paths_with_progress(kiosk, tmp_path):
     first = tmp_path / "a.png"
     second = tmp_path / "b.png"
-    first.write_bytes(bytes(range(256)) * 300)
-    second.write_bytes(b"\x89PNG tiny")
+    # Both start as a PNG does: the host judges a photo by its bytes.
+    first.write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 300)
+    second.write_bytes(b"\x89PNG\r\n\x1a\n tiny")
     kiosk.wait_for("[4] Send photos")
     kiosk.keys("4")
     kiosk.wait_for("== Choose photos ==")
@@ -204,7 +205,7 @@ def test_a_field_error_is_shown_under_its_field_and_goes_when_it_is_edited(kiosk
 def test_a_pickers_size_error_goes_when_the_path_changes(kiosk, tmp_path):
     big = tmp_path / "big.png"
     big.write_bytes(b"\0" * (11 * 1024 * 1024))
-    (tmp_path / "tiny.png").write_bytes(b"\x89PNG tiny")
+    (tmp_path / "tiny.png").write_bytes(b"\x89PNG\r\n\x1a\n tiny")
     kiosk.wait_for("[4] Send photos")
     kiosk.keys("4")
     kiosk.wait_for("== Choose photos ==")

@@ -90,36 +90,58 @@ extension HostCore {
         }
     }
 
-    /// Arms the picker's stall timer, if it is not armed, for when its oldest file in
-    /// progress will have gone `uploadStallSeconds` without a chunk. One timer per picker
-    /// with uploads in progress, not a sweep over every session: a chunk only moves its
-    /// file's time, and the timer, when due, drops what stalled and re-arms for the next.
+    /// Arms the picker's stall timer for when its next file in progress loses its
+    /// reservation: `uploadStallSeconds` without a chunk, or slower than
+    /// `uploadMinimumBytesPerSecond` after that grace (`UploadAssembly.nextDeadline`). One
+    /// timer per picker with uploads in progress, not a sweep over every session; a chunk
+    /// re-arms it only when it makes the picker due sooner (a new file), and the timer,
+    /// when due, drops what fell behind and re-arms for the next.
     func armStallTimer(_ presentation: Presentation) {
-        guard presentation.stallTimer == nil, !presentation.finished, let uploads = presentation.uploads,
-            let oldest = uploads.oldestChunkInProgress
+        guard !presentation.finished, let uploads = presentation.uploads,
+            let due = uploads.nextDeadline(
+                stall: configuration.uploadStallSeconds, minimumRate: configuration.uploadMinimumBytesPerSecond)
         else { return }
-        let delay = max(0, oldest + configuration.uploadStallSeconds - clock.now.timeIntervalSince1970)
+        if presentation.stallTimer != nil, let armed = presentation.stallTimerDue, armed <= due { return }
+        presentation.stallTimer?.dispose()
+        presentation.stallTimerDue = due
+        let delay = max(0, due - clock.now.timeIntervalSince1970)
         presentation.stallTimer = clock.schedule(after: .microseconds(Int64((delay * 1e6).rounded(.up)))) {
             [weak self, weak presentation] in
             guard let self, let presentation else { return }
             perform {
                 presentation.stallTimer = nil
+                presentation.stallTimerDue = nil
                 guard !self.stopped, !presentation.finished else { return }
-                self.dropStalledUploads(of: presentation)
+                // NB: at least `due`: a clock coarser than the fraction of a second the rate
+                // gives must not fire, drop nothing, and re-arm for the same instant for ever.
+                self.dropStalledUploads(of: presentation, now: max(due, self.clock.now.timeIntervalSince1970))
                 self.armStallTimer(presentation)
             }
         }
     }
 
-    /// Drops the picker's uploads that stopped moving (`uploadStallSeconds`), releasing
-    /// their budget.
-    func dropStalledUploads(of presentation: Presentation) {
-        let deadline = clock.now.timeIntervalSince1970 - configuration.uploadStallSeconds
-        let dropped = presentation.uploads?.dropStalled(before: deadline) ?? 0
-        guard dropped > 0 else { return }
-        logger.info(
-            "\(dropped) stalled upload(s) dropped after \(Int(configuration.uploadStallSeconds)) s without a chunk")
+    /// Drops the picker's uploads that stopped moving (`uploadStallSeconds`) or trickle
+    /// (`uploadMinimumBytesPerSecond`), releasing their budget.
+    func dropStalledUploads(of presentation: Presentation, now: Double) {
+        guard
+            let dropped = presentation.uploads?.dropStalled(
+                now: now, stall: configuration.uploadStallSeconds,
+                minimumRate: configuration.uploadMinimumBytesPerSecond), !dropped.isEmpty
+        else { return }
+        let from = dropped.addresses.sorted { $0.key < $1.key }.map { "\($0.key) (\($0.value))" }.joined(
+            separator: ", ")
+        if dropped.stalled > 0 {
+            logger.info(
+                "\(dropped.stalled) stalled upload(s) dropped after \(Int(configuration.uploadStallSeconds)) s"
+                    + " without a chunk, from \(from)")
+        }
+        if dropped.slow > 0 {
+            logger.info(
+                "\(dropped.slow) upload(s) dropped for moving slower than"
+                    + " \(Int(configuration.uploadMinimumBytesPerSecond)) bytes/s, from \(from)")
+        }
         metrics.update {
+            $0.uploadsDropped += dropped.stalled + dropped.slow
             $0.uploadMemoryBytes = uploadBudget.memoryInUse
             $0.uploadSpoolBytes = uploadBudget.spooled
         }

@@ -22,6 +22,7 @@ final class HostMetrics: Sendable {
         var admissionsRefused: [String: Int] = [:]
         var uploadBytes = 0
         var uploadChunksRefused = 0
+        var uploadsDropped = 0
         var uploadMemoryBytes = 0
         var uploadSpoolBytes = 0
         var latencyBuckets: [Int]
@@ -139,6 +140,10 @@ final class HostMetrics: Sendable {
             "remote_modal_upload_chunks_refused_total", "counter",
             "Upload chunks refused (invalid or past the window).",
             [("", "\(counters.uploadChunksRefused)")])
+        metric(
+            "remote_modal_uploads_dropped_total", "counter",
+            "Files in progress dropped: no chunk for --upload-stall, or slower than --upload-min-rate.",
+            [("", "\(counters.uploadsDropped)")])
         metric(
             "remote_modal_upload_held_bytes", "gauge", "Bytes of uploads in progress held, by where.",
             [

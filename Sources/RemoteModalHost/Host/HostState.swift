@@ -203,9 +203,11 @@ final class Presentation: @unchecked Sendable {
     var ruleSubscriptions: CompositeDisposable?
     /// Received upload chunks, for pickers.
     let uploads: UploadAssembly?
-    /// Due when the oldest file in progress will have gone `uploadStallSeconds` without a
-    /// chunk (`HostCore.armStallTimer`); nil while nothing is in progress.
+    /// Due when the next file in progress loses its reservation (`HostCore.armStallTimer`);
+    /// nil while nothing is in progress.
     var stallTimer: (any Disposable)?
+    /// When `stallTimer` fires (seconds).
+    var stallTimerDue: Double?
     /// The session whose flow asked for a group presentation, if known: the pending limit
     /// of a group member counts per requester, so one member cannot exhaust another.
     var requesterID: String?

@@ -37,6 +37,11 @@ public struct ModalHostConfiguration: Sendable {
     /// An upload whose file gets no chunk for this long loses its bytes and its share of
     /// the budgets (the client may start it again); seconds.
     public var uploadStallSeconds: Double = 60
+    /// The slowest a file in progress may move, in bytes a second on average from its first
+    /// chunk, once `uploadStallSeconds` have passed: a file that falls behind loses its bytes
+    /// and its share of the budgets, so a reservation cannot be held by trickling a chunk
+    /// now and then. 0: no minimum. Default 16 KiB/s (128 kbit/s).
+    public var uploadMinimumBytesPerSecond: Double = 16_384
     /// The folder for spool files, or `nil` for a folder of this process's own under the
     /// system's temporary directory. Spool files in it are removed at start and at shutdown.
     public var spoolDirectory: String?

@@ -1,9 +1,10 @@
 import Foundation
 import RemoteModalProtocol
 
-/// What a picker accepts (a photo picker's `filter`, a media picker's `types`), checked
-/// at each file's first chunk: the declared MIME type must be of an accepted kind, and
-/// the first bytes must not be a known format of another kind.
+/// What a picker accepts (a photo picker's `filter`, a media picker's `types`): the
+/// declared MIME type must be of an accepted kind (checked at a file's first chunk), and
+/// the file's bytes must start as a known format of that kind (checked once the host holds
+/// `MediaSniffer.headLength` bytes of it, or all of a shorter file).
 struct AcceptedMedia: Sendable, Equatable {
     /// A kind of media, as the top-level MIME type names it.
     enum Kind: String, Sendable, CaseIterable {
@@ -60,30 +61,61 @@ struct AcceptedMedia: Sendable, Equatable {
         }
     }
 
-    /// Why a file may not be received, or `nil` when it may.
+    /// Why a file's declared type may not be received (checked at its first chunk, before
+    /// any byte is held), or `nil` when it may.
     /// - Parameters:
     ///   - file: The file's index.
     ///   - name: Its name.
     ///   - mimeType: Its declared MIME type.
-    ///   - firstBytes: The bytes of its first chunk.
     /// - Returns: The refusal, for the person to read.
-    func refusal(file: Int, name: String, mimeType: String, firstBytes: Data) -> String? {
-        let declared = mimeType.lowercased().split(separator: "/").first.flatMap { Kind(rawValue: String($0)) }
-        let shownName = name.count > 80 ? String(name.prefix(80)) + "…" : name
-        let shownType = mimeType.count > 80 ? String(mimeType.prefix(80)) + "…" : mimeType
-        guard let declared, kinds.contains(declared) else {
-            return "\(refusalLead): file \(file) ('\(shownName)') is \(shownType.isEmpty ? "of no type" : shownType)"
-        }
-        guard let sniffed = MediaSniffer.sniff(firstBytes) else { return nil }
-        guard sniffed.kinds.contains(declared) else {
-            return "\(refusalLead): file \(file) ('\(shownName)') says \(shownType) but its bytes are \(sniffed.name)"
+    func declaredRefusal(file: Int, name: String, mimeType: String) -> String? {
+        guard let declared = Self.declaredKind(mimeType), kinds.contains(declared) else {
+            return "\(refusalLead): file \(file) ('\(Self.shown(name))') is "
+                + (mimeType.isEmpty ? "of no type" : Self.shown(mimeType))
         }
         return nil
     }
+
+    /// Why a file's bytes may not be received, or `nil` when they may: they must start as a
+    /// known format of the declared kind (`MediaSniffer`). Judged on the file's first
+    /// `MediaSniffer.headLength` bytes (all of them for a shorter file), gathered across
+    /// chunks: what the first chunk alone says is never enough.
+    /// - Parameters:
+    ///   - file: The file's index.
+    ///   - name: Its name.
+    ///   - mimeType: Its declared MIME type (of an accepted kind, `declaredRefusal`).
+    ///   - head: The file's first bytes.
+    /// - Returns: The refusal, for the person to read.
+    func contentRefusal(file: Int, name: String, mimeType: String, head: Data) -> String? {
+        guard let declared = Self.declaredKind(mimeType) else {
+            return declaredRefusal(file: file, name: name, mimeType: mimeType)
+        }
+        let what = "\(refusalLead): file \(file) ('\(Self.shown(name))')"
+        guard let sniffed = MediaSniffer.sniff(head) else {
+            return "\(what) does not start as any known \(declared.rawValue) format"
+        }
+        if sniffed == MediaSniffer.svg {
+            return "\(what) is an SVG drawing, which may carry scripts and is not accepted"
+        }
+        guard sniffed.kinds.contains(declared) else {
+            return "\(what) says \(Self.shown(mimeType)) but its bytes are \(sniffed.name)"
+        }
+        return nil
+    }
+
+    private static func declaredKind(_ mimeType: String) -> Kind? {
+        mimeType.lowercased().split(separator: "/").first.flatMap { Kind(rawValue: String($0)) }
+    }
+
+    private static func shown(_ text: String) -> String {
+        text.count > 80 ? String(text.prefix(80)) + "…" : text
+    }
 }
 
-/// Recognizes common file formats by their first bytes (magic numbers). Only signatures
-/// of three bytes or more, so that arbitrary data is not mistaken for a format.
+/// Recognizes file formats by their first bytes (magic numbers): the media formats a picker
+/// accepts, and a few others so that a refusal can name them. Only signatures of three bytes
+/// or more, with their fixed fields checked, so that arbitrary data is not mistaken for a
+/// format. Pure.
 enum MediaSniffer {
     /// A recognized format: how to name it, and the kinds of media it can be (none: not media).
     struct Format: Equatable {
@@ -91,46 +123,108 @@ enum MediaSniffer {
         let kinds: Set<AcceptedMedia.Kind>
     }
 
+    /// The most bytes any rule reads (an MPEG transport stream's third sync byte is at 376).
+    static let headLength = 512
+
+    /// An SVG drawing: an image to a browser, but a document that may carry scripts.
+    static let svg = Format(name: "an SVG drawing", kinds: [])
+
+    /// The format `data` starts as, or `nil` when it starts as none known.
+    /// - Parameter data: A file's first bytes (up to `headLength`; all of a shorter file).
     static func sniff(_ data: Data) -> Format? {
-        let bytes = [UInt8](data.prefix(16))
+        let bytes = [UInt8](data.prefix(headLength))
         func starts(_ prefix: [UInt8], at offset: Int = 0) -> Bool {
             bytes.count >= offset + prefix.count && Array(bytes[offset..<offset + prefix.count]) == prefix
         }
         func ascii(_ text: String) -> [UInt8] { Array(text.utf8) }
-        if starts([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) {
-            return Format(name: "a PNG image", kinds: [.image])
-        }
-        if starts([0xFF, 0xD8, 0xFF]) { return Format(name: "a JPEG image", kinds: [.image]) }
-        if starts(ascii("GIF87a")) || starts(ascii("GIF89a")) { return Format(name: "a GIF image", kinds: [.image]) }
+        func image(_ name: String) -> Format { Format(name: name, kinds: [.image]) }
+        func video(_ name: String) -> Format { Format(name: name, kinds: [.video]) }
+        func audio(_ name: String) -> Format { Format(name: name, kinds: [.audio]) }
+        if starts([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) { return image("a PNG image") }
+        if starts([0xFF, 0xD8, 0xFF]) { return image("a JPEG image") }
+        if starts(ascii("GIF87a")) || starts(ascii("GIF89a")) { return image("a GIF image") }
+        if starts(ascii("II*\u{0}")) || starts(ascii("MM\u{0}*")) { return image("a TIFF image") }
+        if isBMP(bytes) { return image("a BMP image") }
         if starts(ascii("RIFF")) {
-            if starts(ascii("WEBP"), at: 8) { return Format(name: "a WebP image", kinds: [.image]) }
-            if starts(ascii("WAVE"), at: 8) { return Format(name: "WAV audio", kinds: [.audio]) }
-            if starts(ascii("AVI "), at: 8) { return Format(name: "an AVI video", kinds: [.video]) }
+            if starts(ascii("WEBP"), at: 8) { return image("a WebP image") }
+            if starts(ascii("WAVE"), at: 8) { return audio("WAV audio") }
+            if starts(ascii("AVI "), at: 8) { return video("an AVI video") }
         }
         if starts(ascii("ftyp"), at: 4), bytes.count >= 12 {
             let brand = String(decoding: bytes[8..<12], as: UTF8.self)
             switch brand {
             case "heic", "heix", "hevc", "hevx", "heim", "heis", "hevm", "hevs", "mif1", "msf1":
-                return Format(name: "a HEIC image", kinds: [.image])
-            case "avif", "avis": return Format(name: "an AVIF image", kinds: [.image])
-            case "M4A ", "M4B ", "M4P ", "F4A ": return Format(name: "M4A audio", kinds: [.audio])
-            case "qt  ": return Format(name: "a QuickTime video", kinds: [.video])
+                return image("a HEIC image")
+            case "avif", "avis": return image("an AVIF image")
+            case "M4A ", "M4B ", "M4P ", "F4A ", "F4B ": return audio("M4A audio")
+            case "qt  ": return video("a QuickTime video")
+            case "crx ": return image("a Canon raw image")
             default: return Format(name: "an MP4 video", kinds: [.video, .audio])
             }
         }
+        // QuickTime files from before `ftyp`: a top-level atom's type at offset 4.
+        for atom in ["moov", "mdat", "wide", "pnot"] where starts(ascii(atom), at: 4) {
+            return video("a QuickTime video")
+        }
+        if starts([0x1A, 0x45, 0xDF, 0xA3]) { return Format(name: "a WebM/Matroska file", kinds: [.video, .audio]) }
+        if starts(ascii("OggS") + [0]) { return Format(name: "an Ogg file", kinds: [.audio, .video]) }
+        if starts([0x30, 0x26, 0xB2, 0x75, 0x8E, 0x66, 0xCF, 0x11]) {
+            return Format(name: "a Windows Media file", kinds: [.video, .audio])
+        }
+        if starts(ascii("FLV") + [1]) { return video("a Flash video") }
+        if starts([0x00, 0x00, 0x01, 0xBA]) { return video("an MPEG video") }
+        if bytes.count > 376, bytes[0] == 0x47, bytes[188] == 0x47, bytes[376] == 0x47 {
+            return video("an MPEG transport stream")
+        }
         // An ID3v2 tag: "ID3", a major version of 2 to 4, a zero revision.
         if starts(ascii("ID3")), bytes.count >= 5, (2...4).contains(bytes[3]), bytes[4] == 0 {
-            return Format(name: "MP3 audio", kinds: [.audio])
+            return audio("MP3 audio")
         }
-        if starts(ascii("fLaC")) { return Format(name: "FLAC audio", kinds: [.audio]) }
-        if starts(ascii("OggS") + [0]) { return Format(name: "an Ogg file", kinds: [.audio, .video]) }
-        if starts([0x1A, 0x45, 0xDF, 0xA3]) { return Format(name: "a WebM/Matroska file", kinds: [.video, .audio]) }
+        if starts(ascii("fLaC")) { return audio("FLAC audio") }
+        if starts(ascii("FORM")), starts(ascii("AIFF"), at: 8) || starts(ascii("AIFC"), at: 8) {
+            return audio("AIFF audio")
+        }
+        if starts(ascii("caff")) { return audio("Core Audio") }
+        if starts(ascii("#!AMR")) { return audio("AMR audio") }
+        if starts(ascii("MThd")) { return audio("a MIDI file") }
+        if let frame = mpegAudioFrame(bytes) { return audio(frame) }
         if starts(ascii("%PDF-")) { return Format(name: "a PDF document", kinds: []) }
         if starts([0x50, 0x4B, 0x03, 0x04]) { return Format(name: "a ZIP archive", kinds: []) }
         if starts([0x7F, 0x45, 0x4C, 0x46]) { return Format(name: "an ELF program", kinds: []) }
         if starts(ascii("MZ")) && bytes.count >= 16 && starts([0x90, 0x00], at: 2) {
             return Format(name: "a Windows program", kinds: [])
         }
+        if isSVG(bytes) { return svg }
         return nil
+    }
+
+    /// A BMP file header: "BM", zero reserved fields, and a known DIB header size.
+    private static func isBMP(_ bytes: [UInt8]) -> Bool {
+        guard bytes.count >= 18, bytes[0] == 0x42, bytes[1] == 0x4D, bytes[6..<10].allSatisfy({ $0 == 0 }) else {
+            return false
+        }
+        let header = Int(bytes[14]) | Int(bytes[15]) << 8 | Int(bytes[16]) << 16 | Int(bytes[17]) << 24
+        return [12, 40, 52, 56, 64, 108, 124].contains(header)
+    }
+
+    /// An MPEG audio frame header (MP3 without a tag) or an AAC ADTS header.
+    private static func mpegAudioFrame(_ bytes: [UInt8]) -> String? {
+        guard bytes.count >= 4, bytes[0] == 0xFF, bytes[1] & 0xE0 == 0xE0 else { return nil }
+        if bytes[1] & 0xF6 == 0xF0 { return "AAC audio" }
+        let version = (bytes[1] >> 3) & 0x03
+        let layer = (bytes[1] >> 1) & 0x03
+        let bitrate = bytes[2] >> 4
+        let rate = (bytes[2] >> 2) & 0x03
+        guard version != 1, layer != 0, bitrate != 0x0F, rate != 0x03 else { return nil }
+        return "MP3 audio"
+    }
+
+    /// Text whose first element is `<svg`, or an XML or doctype prologue naming it.
+    private static func isSVG(_ bytes: [UInt8]) -> Bool {
+        var text = String(decoding: bytes, as: UTF8.self).lowercased()
+        if text.hasPrefix("\u{FEFF}") { text.removeFirst() }
+        text = String(text.drop { $0.isWhitespace })
+        return text.hasPrefix("<svg")
+            || ((text.hasPrefix("<?xml") || text.hasPrefix("<!doctype")) && text.contains("<svg"))
     }
 }

@@ -28,11 +28,17 @@ final class UploadAssembly: @unchecked Sendable {
         var spoolURL: URL?
         var hash = SHA256()
         var complete = false
+        /// The file's first bytes, gathered across chunks until the picker's content rule can
+        /// judge them (`AcceptedMedia.contentRefusal`); emptied once judged.
+        var head = Data()
+        var judged = false
         /// The client address whose share of the budget reserves this file.
         let address: String
         /// When a chunk of it last arrived (seconds): a file that stops moving loses its
         /// reservation (`dropStalled`).
         var lastChunk: Double
+        /// When its first chunk arrived (seconds): the minimum rate counts from there.
+        let started: Double
 
         init(name: String, mimeType: String, size: Int, address: String, now: Double) {
             self.name = name
@@ -40,6 +46,16 @@ final class UploadAssembly: @unchecked Sendable {
             self.size = size
             self.address = address
             self.lastChunk = now
+            self.started = now
+        }
+
+        /// When it loses its reservation unless more arrives: `stall` seconds after its last
+        /// chunk, or once it falls behind `minimumRate` bytes a second counted from its first
+        /// chunk after a grace of `stall` seconds (0: no minimum rate).
+        func due(stall: Double, minimumRate: Double) -> Double {
+            let quiet = lastChunk + stall
+            guard minimumRate > 0 else { return quiet }
+            return min(quiet, started + stall + Double(received) / minimumRate)
         }
     }
 
@@ -49,7 +65,8 @@ final class UploadAssembly: @unchecked Sendable {
     let maxFiles: Int
     /// A file whose bytes pass this goes to a spool file even when memory allows.
     let spoolThreshold: Int
-    /// The kinds of files the picker accepts (`nil`: any), checked at each file's first chunk.
+    /// The kinds of files the picker accepts (`nil`: any): the declared type at each file's
+    /// first chunk, its bytes once enough of them are held.
     let accepted: AcceptedMedia?
     private let budget: UploadBudget
     private var files: [Int: FileInProgress] = [:]
@@ -137,10 +154,9 @@ final class UploadAssembly: @unchecked Sendable {
             guard chunk.size >= 0, others + chunk.size <= maxBytes else {
                 throw refuse("the files add up to more than \(maxBytes) bytes", drop: false)
             }
-            // The picker's filter: the declared type, and the first bytes where they are telling.
-            if let refusal = accepted?.refusal(
-                file: chunk.file, name: chunk.name, mimeType: chunk.mimeType, firstBytes: Data(bytes))
-            {
+            // The picker's filter, first on the declared type (the bytes are judged below, once
+            // enough of them have arrived).
+            if let refusal = accepted?.declaredRefusal(file: chunk.file, name: chunk.name, mimeType: chunk.mimeType) {
                 throw refuse(refusal, drop: false)
             }
             switch budget.reserve(chunk.size, for: address) {
@@ -175,6 +191,7 @@ final class UploadAssembly: @unchecked Sendable {
         guard file.received + bytes.count <= file.size else {
             throw refuse("file \(chunk.file) is longer than its size")
         }
+        if let refusal = judge(bytes, of: file, index: chunk.file) { throw refuse(refusal) }
         guard store(bytes, in: file) else { throw refuse("the host could not store the upload") }
         file.hash.update(bytes)
         file.received += bytes.count
@@ -189,6 +206,23 @@ final class UploadAssembly: @unchecked Sendable {
         return (file.received, bytes.count)
     }
 
+    /// Adds a chunk's bytes to the file's head and, once the head holds what the content rule
+    /// reads (`MediaSniffer.headLength` bytes, or the whole of a shorter file), judges it.
+    /// - Returns: The refusal when the file's bytes are not of an accepted kind.
+    private func judge(_ bytes: UnsafeRawBufferPointer, of file: FileInProgress, index: Int) -> String? {
+        // An empty file carries no bytes to judge (a client may send one; it is nothing).
+        guard let accepted, !file.judged, file.size > 0 else { return nil }
+        let needed = min(file.size, MediaSniffer.headLength)
+        let take = min(bytes.count, max(0, needed - file.head.count))
+        if take > 0, let base = bytes.baseAddress {
+            file.head.append(base.assumingMemoryBound(to: UInt8.self), count: take)
+        }
+        guard file.head.count >= needed else { return nil }
+        file.judged = true
+        defer { file.head = Data() }
+        return accepted.contentRefusal(file: index, name: file.name, mimeType: file.mimeType, head: file.head)
+    }
+
     /// Keeps bytes in memory while the file is small and the host's memory budget allows;
     /// otherwise moves the file to a spool file. `false` when the disk refuses.
     private func store(_ bytes: UnsafeRawBufferPointer, in file: FileInProgress) -> Bool {
@@ -199,11 +233,7 @@ final class UploadAssembly: @unchecked Sendable {
             return true
         }
         if file.spool == nil {
-            let url = budget.spool.newFile()
-            guard
-                FileManager.default.createFile(atPath: url.path, contents: nil, attributes: [.posixPermissions: 0o600]),
-                let handle = try? FileHandle(forWritingTo: url)
-            else { return false }
+            guard let (url, handle) = budget.spool.createFile() else { return false }
             let spool = SpoolWriter(handle: handle)
             file.spool = spool
             file.spoolURL = url
@@ -273,27 +303,43 @@ final class UploadAssembly: @unchecked Sendable {
         guard let file = files.removeValue(forKey: index) else { return }
         file.spool?.close()
         if let url = file.spoolURL {
-            try? FileManager.default.removeItem(at: url)
+            budget.spool.remove(url)
             budget.spooled(-file.received)
         }
         budget.returnMemory(file.memory.count)
         budget.release(file.size, for: file.address)
     }
 
-    /// When the file in progress that waited longest got its last chunk (seconds), or `nil`
-    /// when none is in progress: when its stall timer is due.
-    var oldestChunkInProgress: Double? {
-        files.values.lazy.filter { !$0.complete }.map(\.lastChunk).min()
+    /// When the next file in progress loses its reservation unless more of it arrives
+    /// (`FileInProgress.due`), or `nil` when none is in progress.
+    func nextDeadline(stall: Double, minimumRate: Double) -> Double? {
+        files.values.lazy.filter { !$0.complete }.map { $0.due(stall: stall, minimumRate: minimumRate) }.min()
     }
 
-    /// Drops files still in progress that got no chunk since `deadline` (seconds), so an
-    /// upload left hanging by a connected client does not hold its share of the budget
-    /// for ever. Complete files wait for the result untouched.
-    /// - Returns: How many files were dropped.
+    /// Files dropped by `dropStalled`, by cause, with the client addresses they came from.
+    struct Dropped: Equatable {
+        /// Files that got no chunk for the stall time.
+        var stalled = 0
+        /// Files that kept moving, but slower than the minimum rate (trickling).
+        var slow = 0
+        /// The client addresses whose files were dropped, with how many.
+        var addresses: [String: Int] = [:]
+        /// Whether nothing was dropped.
+        var isEmpty: Bool { stalled + slow == 0 }
+    }
+
+    /// Drops files still in progress that are due at `now` (`FileInProgress.due`), so an
+    /// upload left hanging, or trickled a byte at a time, by a connected client does not
+    /// hold its share of the budget for ever. Complete files wait for the result untouched.
+    /// - Returns: What was dropped.
     @discardableResult
-    func dropStalled(before deadline: Double) -> Int {
-        let stalled = files.filter { !$0.value.complete && $0.value.lastChunk <= deadline }.map(\.key)
-        for index in stalled { discard(index) }
-        return stalled.count
+    func dropStalled(now: Double, stall: Double, minimumRate: Double) -> Dropped {
+        var dropped = Dropped()
+        for (index, file) in files where !file.complete && file.due(stall: stall, minimumRate: minimumRate) <= now {
+            if file.lastChunk + stall <= now { dropped.stalled += 1 } else { dropped.slow += 1 }
+            dropped.addresses[file.address, default: 0] += 1
+            discard(index)
+        }
+        return dropped
     }
 }

@@ -1,0 +1,97 @@
+import CRemoteModalLibWebSockets
+import Foundation
+import RemoteModalTransport
+
+/// Accepted sockets before they become WebSocket connections (server role, service thread).
+///
+/// A socket counts against its peer's `maxConnectionsPerAddress` from accept until it is
+/// upgraded (then it counts as a WebSocket connection) or destroyed, whatever its request's
+/// method and however far its headers got. A socket from an address that already holds more
+/// than the limit (its half-finished requests and its WebSocket connections together) is
+/// closed on arrival; the one socket past the limit is let in so that an upgrade over the
+/// limit is refused in words (503). Sockets from a trusted proxy are not counted here: the
+/// proxy carries many clients, told apart only by their `X-Forwarded-For` at the upgrade.
+extension ServiceLoop {
+    /// Whether a newly accepted socket may stay (`FILTER_NETWORK_CONNECTION`).
+    func admitsSocket(_ descriptor: Int32) -> Bool {
+        guard case .server(let configuration) = role, let peer = Self.peerAddress(ofSocket: descriptor),
+            !isTrustedProxy(peer)
+        else { return true }
+        let held = serviceThreadPendingByAddress[peer, default: 0] + serviceThreadAddressCounts[peer, default: 0]
+        guard held > configuration.maxConnectionsPerAddress else { return true }
+        countRefusal("address_sockets")
+        logRefusal("connection from \(peer) closed on arrival: \(held) sockets of that address are open")
+        return false
+    }
+
+    private func isTrustedProxy(_ peer: String) -> Bool {
+        !trustedProxies.isEmpty && trustedProxies.contains { (AdmissionPolicy.normalizedIP($0) ?? $0) == peer }
+    }
+
+    /// Counts an accepted socket against its peer until `releasePendingSocket`.
+    func recordPendingSocket(_ wsi: OpaquePointer) {
+        guard case .server = role, let peer = Self.peerAddress(ofSocket: Int32(lws_get_socket_fd(wsi))),
+            !isTrustedProxy(peer)
+        else { return }
+        serviceThreadPendingSockets[wsi] = peer
+        serviceThreadPendingByAddress[peer, default: 0] += 1
+    }
+
+    /// Stops counting a socket as pending (it was upgraded, or it is gone).
+    func releasePendingSocket(_ wsi: OpaquePointer) {
+        guard let peer = serviceThreadPendingSockets.removeValue(forKey: wsi) else { return }
+        let left = serviceThreadPendingByAddress[peer, default: 1] - 1
+        serviceThreadPendingByAddress[peer] = left > 0 ? left : nil
+    }
+
+    /// A `CONNECT` request: lws 4.1 turns its socket into a raw one with no timeout at all
+    /// (`lws_http_to_fallback`). The host proxies nothing: it answers 405 and closes at once.
+    func refuseConnectMethod(_ wsi: OpaquePointer) -> Int32 {
+        countRefusal("method")
+        logRefusal("CONNECT from \(peerAddress(wsi)) refused with 405")
+        let text = "method not allowed\n"
+        let head =
+            "HTTP/1.1 405 Method Not Allowed\r\nallow: GET, HEAD\r\ncontent-type: text/plain; charset=utf-8\r\n"
+            + "content-length: \(text.utf8.count)\r\nconnection: close\r\n\r\n"
+        let bytes = Array((head + text).utf8)
+        let pre = rm_lws_pre()
+        var buffer = [UInt8](repeating: 0, count: pre + bytes.count)
+        buffer.replaceSubrange(pre..<buffer.count, with: bytes)
+        _ = buffer.withUnsafeMutableBufferPointer { buffer in
+            lws_write(wsi, buffer.baseAddress! + pre, bytes.count, rm_write_raw())
+        }
+        // Nonzero: lws closes the socket.
+        return -1
+    }
+
+    /// The canonical address of a socket's peer, or `nil` when it has none.
+    static func peerAddress(ofSocket descriptor: Int32) -> String? {
+        guard descriptor >= 0 else { return nil }
+        var storage = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        let named = withUnsafeMutablePointer(to: &storage) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getpeername(descriptor, $0, &length) == 0 }
+        }
+        guard named else { return nil }
+        var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
+        let written: Bool = withUnsafePointer(to: &storage) { pointer in
+            switch Int32(pointer.pointee.ss_family) {
+            case AF_INET:
+                return pointer.withMemoryRebound(to: sockaddr_in.self, capacity: 1) {
+                    var address = $0.pointee.sin_addr
+                    return inet_ntop(AF_INET, &address, &text, socklen_t(text.count)) != nil
+                }
+            case AF_INET6:
+                return pointer.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) {
+                    var address = $0.pointee.sin6_addr
+                    return inet_ntop(AF_INET6, &address, &text, socklen_t(text.count)) != nil
+                }
+            default:
+                return false
+            }
+        }
+        guard written else { return nil }
+        let address = decodeCString(text)
+        return AdmissionPolicy.normalizedIP(address) ?? address
+    }
+}
