@@ -11,8 +11,10 @@ BINARY = os.environ.get("CONFORMANCE_BIN", os.path.join(ROOT, ".build", "debug",
 class ConformanceHost:
     """The conformance host as a process: `url` once listening, `finish()` its exit status and output."""
 
-    def __init__(self, *scenarios, timeout=10, connect_timeout=30):
+    def __init__(self, *scenarios, timeout=10, connect_timeout=30, web_root=None):
         args = [BINARY, "--port", "0", "--timeout", str(timeout), "--connect-timeout", str(connect_timeout)]
+        if web_root:
+            args += ["--web-root", web_root]
         for scenario in scenarios:
             args += ["--scenario", scenario]
         self.process = subprocess.Popen(args, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
