@@ -13,7 +13,7 @@ public struct ConformanceOptions: Sendable {
     public var publicBase = "http://127.0.0.1:8080"
     /// How long acknowledgements are held back the first time a picker's window fills, in
     /// seconds: a client that does not keep the window sends past it meanwhile.
-    public var paceHold: Double = 0.25
+    public var paceHold: Double = 0.5
 
     /// The defaults.
     public init() {}

@@ -49,10 +49,10 @@ public enum Instruction: Sendable, Equatable, CustomStringConvertible {
     /// One line's instruction, or nil.
     /// - Parameter line: A line of text.
     /// - Returns: The instruction it says.
-    public static func parse(line raw: String) -> Instruction? {
-        let line = raw.trimmingCharacters(in: .whitespaces)
-        guard line.hasSuffix(".") else { return nil }
-        let body = String(line.dropLast())
+    public static func parse(line: String) -> Instruction? {
+        let trimmed = line.trimmingCharacters(in: .whitespaces)
+        guard trimmed.hasSuffix(".") else { return nil }
+        let body = String(trimmed.dropLast())
         if body == "Wait" { return .wait }
         if body == "Send" { return .send }
         if body.hasPrefix("Answer ") { return .answer(String(body.dropFirst("Answer ".count))) }

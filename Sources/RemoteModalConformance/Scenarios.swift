@@ -228,13 +228,17 @@ public struct ConformanceScenario: Sendable {
 
     static let unknownValues = ConformanceScenario(
         "unknown-values",
-        "a message type, fields, a status level, a dismiss reason and a text field kind from a future version; then an alert to answer",
+        "a message type, fields, an error code, a status level, a dismiss reason, a field kind from a future version; then an alert",
         needs: ["alert"]
     ) { context in
         context.send([("type", "forecast"), ("text", "a message type of a future version"), ("priority", 3)])
         context.send([
             ("type", "status"), ("level", "celebration"), ("text", "A status level of a future version"),
             ("icon", .object([("name", "party")])),
+        ])
+        context.send([
+            ("type", "error"), ("code", "quota_exceeded"), ("message", "An error code of a future version"),
+            ("ref", "event"), ("retryAfter", 30),
         ])
         let gone = context.presentWait(title: "Taken away")
         context.pause(0.3)
