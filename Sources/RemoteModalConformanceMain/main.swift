@@ -11,7 +11,7 @@ let parser = FlagParser(
         FlagSpec("host", value: "ADDRESS", help: "the address to listen on (default 127.0.0.1)"),
         FlagSpec("port", value: "PORT", help: "the port (default 8090; 0: any free port, printed)"),
         FlagSpec(
-            "scenario", value: "NAME", help: "run only this scenario (repeatable; default: all, in order)",
+            "scenario", value: "NAME", help: "run only this scenario (default: all, in order)",
             repeatable: true),
         FlagSpec("timeout", value: "SECONDS", help: "the longest a scenario waits for the client (default 15)"),
         FlagSpec("connect-timeout", value: "SECONDS", help: "the longest to wait for a first client (default 120)"),
