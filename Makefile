@@ -6,7 +6,7 @@ RELEASE_FLAGS := $(shell scripts/release-flags)
 # Every import must be a declared dependency (SwiftPM would otherwise leak transitive modules).
 IMPORT_CHECK = --explicit-target-dependency-import-check error
 
-.PHONY: docs test-package fuzz test-asan test-chaos demo test test-swift test-python test-js test-browser test-terminal test-harness test-cluster test-docker test-autobahn test-tsan lint bench build bootstrap clean
+.PHONY: docs test-package fuzz test-asan test-chaos demo test test-swift test-python test-js test-browser test-terminal test-harness test-cluster test-docker test-autobahn test-tsan test-conformance lint bench build bootstrap clean
 
 ## Run the demo host on http://127.0.0.1:8080 (installs what is missing first).
 demo:
@@ -14,7 +14,7 @@ demo:
 	$(SWIFT) run -c release $(RELEASE_FLAGS) modal-host
 
 ## Run every test: the Swift suites, the outside-client suites, the Autobahn suite.
-test: bootstrap test-swift test-package test-python test-js test-browser test-terminal test-harness test-cluster test-chaos test-docker test-autobahn
+test: bootstrap test-swift test-package test-python test-js test-browser test-terminal test-conformance test-harness test-cluster test-chaos test-docker test-autobahn
 
 bootstrap:
 	scripts/bootstrap
@@ -46,6 +46,11 @@ test-browser: build
 ## The kiosk in a real terminal (tmux) against a real modal-host.
 test-terminal: build
 	.venv/bin/python -m pytest -q Tests/terminal
+
+## remote-modal-conformance against the Python package, the scripted kiosk and the page in
+## Chromium (each passes), and five clients broken on purpose (each fails the scenario of its rule).
+test-conformance: build
+	.venv/bin/python -m pytest -q Tests/conformance
 
 ## Two hosts behind nginx, as local processes: sticky resume, host failure, browser, kiosks.
 test-harness: build

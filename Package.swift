@@ -42,6 +42,9 @@ let package = Package(
         .executable(name: "reactive-bench", targets: ["RemoteModalReactiveBenchMain"]),
         .executable(name: "chaos-host", targets: ["RemoteModalChaosHostMain"]),
         .executable(name: "bench-host", targets: ["RemoteModalBenchHostMain"]),
+        // The conformance host (issue #28): scripted scenarios that judge any client.
+        .library(name: "RemoteModalConformance", targets: ["RemoteModalConformance"]),
+        .executable(name: "remote-modal-conformance", targets: ["RemoteModalConformanceMain"]),
     ],
     targets: [
         // C libraries, each behind one C module with one Swift importer.
@@ -183,6 +186,24 @@ let package = Package(
                 "RemoteModalClient", "RemoteModalClientWebSocket", "RemoteModalProtocol", "RemoteModalTestSupport",
                 "RemoteModalHost", "RemoteModalDemo", "RemoteModalReactive", "RemoteModalLogging",
                 "RemoteModalWebSocket",
+            ],
+            swiftSettings: strict),
+
+        // The conformance host: scenarios on the transport vocabulary, wired to libwebsockets
+        // by its executable.
+        .target(
+            name: "RemoteModalConformance",
+            dependencies: ["RemoteModalProtocol", "RemoteModalTransport", "RemoteModalCrypto"],
+            swiftSettings: strict),
+        .executableTarget(
+            name: "RemoteModalConformanceMain",
+            dependencies: ["RemoteModalConformance", "RemoteModalWebSocket", "RemoteModalFlags"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "ConformanceTests",
+            dependencies: [
+                "RemoteModalConformance", "RemoteModalProtocol", "RemoteModalTransport", "RemoteModalTestSupport",
+                "RemoteModalLocking",
             ],
             swiftSettings: strict),
 

@@ -1,0 +1,168 @@
+/// A rule of `docs/protocol.md` a scenario judges a client on: the section and its words.
+public struct ConformanceRule: Sendable, Equatable, CustomStringConvertible {
+    /// The section of docs/protocol.md (or docs/clients.md for the instructions).
+    public let section: String
+    /// The rule, quoted.
+    public let quote: String
+
+    /// A rule.
+    /// - Parameters:
+    ///   - section: Where it is written.
+    ///   - quote: Its words.
+    public init(_ section: String, _ quote: String) {
+        self.section = section
+        self.quote = quote
+    }
+
+    /// `§N: "words"`.
+    public var description: String { "\(section): \"\(quote)\"" }
+
+    static let hello = ConformanceRule(
+        "protocol.md §12.1", "MUST send `hello` first, with the capabilities it really implements.")
+    static let exactlyOnce = ConformanceRule(
+        "protocol.md §12.4",
+        "MUST send at most one answer per modal as the person's choice, keep it until that modal's `dismiss`")
+    static let dismiss = ConformanceRule(
+        "protocol.md §12.5", "MUST close a dialog on its `dismiss`, any reason")
+    static let resend = ConformanceRule(
+        "protocol.md §9",
+        "After `welcome` the client MUST send again every answer it sent that has not seen its `dismiss` yet")
+    static let resume = ConformanceRule(
+        "protocol.md §9",
+        "A client resumes by sending `hello` with `resume.session` (and SHOULD send `resume.lastSeq`).")
+    static let lastSeq = ConformanceRule(
+        "protocol.md §4", "A client SHOULD keep the highest `seq` it processed and send it as `resume.lastSeq`.")
+    static let newSession = ConformanceRule(
+        "protocol.md §9",
+        "The client's modals of the old session are gone; it MUST close them (and SHOULD say they were cancelled), forget its kept answers and reset its `seq`."
+    )
+    static let window = ConformanceRule(
+        "protocol.md §7", "A client MUST keep at most `uploadWindow` chunks sent and not yet acknowledged.")
+    static let chunks = ConformanceRule(
+        "protocol.md §7", "Any other offset MUST equal the bytes the host holds of that file.")
+    static let uploadResult = ConformanceRule(
+        "protocol.md §6",
+        "`items[i]` describes file `i` of the uploads, in order: `name` and `mimeType` as uploaded, `size` in bytes, `sha256` the lower-case hex SHA-256 of the bytes."
+    )
+    static let unknownValues = ConformanceRule(
+        "protocol.md §2", "A client MUST ignore fields it does not know, in every object.")
+    static let growable = ConformanceRule(
+        "protocol.md §2", "A client MUST NOT refuse or drop a message for such a value")
+    static let disabled = ConformanceRule(
+        "protocol.md §5", "MUST NOT let the person pick an action whose last state is disabled.")
+    static let answerFormat = ConformanceRule(
+        "protocol.md §6", "the answer format of the kind (an object for every built-in kind)")
+    static let hostCallback = ConformanceRule(
+        "protocol.md §6", "The client sends **no** `result` (the host refuses one with `bad_message`).")
+    static let instructions = ConformanceRule(
+        "clients.md \"The conformance host\"", "the modal's own text says what to answer")
+    static let seqOrder = ConformanceRule(
+        "protocol.md §4", "A `welcome` with `resumed: false` starts again from 0.")
+}
+
+/// A rule broken, and what was seen.
+public struct ConformanceViolation: Sendable, Equatable, CustomStringConvertible {
+    /// The rule.
+    public let rule: ConformanceRule
+    /// What the client did, in words.
+    public let detail: String
+
+    /// A violation.
+    /// - Parameters:
+    ///   - rule: The rule broken.
+    ///   - detail: What was seen.
+    public init(rule: ConformanceRule, detail: String) {
+        self.rule = rule
+        self.detail = detail
+    }
+
+    /// The detail, then the rule.
+    public var description: String { "\(detail) (\(rule))" }
+}
+
+/// The verdict on one scenario.
+public struct ScenarioOutcome: Sendable, Equatable {
+    /// How it ended.
+    public enum Verdict: String, Sendable, Equatable {
+        /// Every check held.
+        case pass = "PASS"
+        /// A rule was broken (or the client did not do what the modal said in time).
+        case fail = "FAIL"
+        /// The client did not advertise a kind the scenario needs.
+        case skip = "SKIP"
+    }
+
+    /// The scenario's name.
+    public let name: String
+    /// The verdict.
+    public var verdict: Verdict
+    /// The rules broken, first first.
+    public var violations: [ConformanceViolation]
+    /// Why it was skipped, when it was.
+    public var note: String?
+
+    /// An outcome.
+    /// - Parameters:
+    ///   - name: The scenario.
+    ///   - verdict: The verdict.
+    ///   - violations: The rules broken.
+    ///   - note: A word on a skip.
+    public init(name: String, verdict: Verdict, violations: [ConformanceViolation] = [], note: String? = nil) {
+        self.name = name
+        self.verdict = verdict
+        self.violations = violations
+        self.note = note
+    }
+}
+
+/// Every scenario's outcome, and the text printed for them.
+public struct ConformanceReport: Sendable, Equatable {
+    /// In the order run.
+    public var outcomes: [ScenarioOutcome]
+
+    /// A report.
+    /// - Parameter outcomes: The outcomes, in order.
+    public init(outcomes: [ScenarioOutcome]) { self.outcomes = outcomes }
+
+    /// The scenarios that failed.
+    public var failures: [ScenarioOutcome] { outcomes.filter { $0.verdict == .fail } }
+
+    /// The exit status: 0 when nothing failed, else 1.
+    public var exitStatus: Int32 { failures.isEmpty ? 0 : 1 }
+
+    /// One line per scenario (`PASS name`), one indented line per rule broken, and a summary
+    /// naming each failed scenario and its first rule.
+    public var text: String {
+        let width = outcomes.map(\.name.count).max() ?? 0
+        var lines: [String] = []
+        for outcome in outcomes {
+            let padded = outcome.name.padding(toLength: width, withPad: " ", startingAt: 0)
+            let line = "\(outcome.verdict.rawValue) \(padded)\(outcome.note.map { "  (\($0))" } ?? "")"
+            lines.append(String(line.reversed().drop { $0 == " " }.reversed()))
+            for violation in outcome.violations {
+                lines.append("     \(violation.detail)")
+                lines.append("     rule: \(violation.rule)")
+            }
+        }
+        let passed = outcomes.filter { $0.verdict == .pass }.count
+        let skipped = outcomes.filter { $0.verdict == .skip }.count
+        if failures.isEmpty {
+            lines.append("conformance: all \(passed) scenarios passed\(skipped > 0 ? ", \(skipped) skipped" : "")")
+        } else {
+            let named = failures.map { "\($0.name) (\($0.violations.first?.rule.section ?? "?"))" }
+            lines.append(
+                "conformance: \(failures.count) of \(outcomes.count) scenarios failed: \(named.joined(separator: ", "))"
+            )
+        }
+        return lines.joined(separator: "\n")
+    }
+}
+
+/// A scenario's end on a broken rule.
+struct ScenarioFailure: Error {
+    let violation: ConformanceViolation
+
+    init(_ rule: ConformanceRule, _ detail: String) {
+        violation = ConformanceViolation(rule: rule, detail: detail)
+    }
+}

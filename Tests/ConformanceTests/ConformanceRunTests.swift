@@ -1,0 +1,190 @@
+import Dispatch
+import Foundation
+import RemoteModalLocking
+import RemoteModalProtocol
+import RemoteModalTestSupport
+import RemoteModalTransport
+import Testing
+
+@testable import RemoteModalConformance
+
+/// A client in memory that does what the alerts' texts say, or breaks one rule on purpose.
+final class ScriptedAlertClient {
+    enum Fault { case none, answerTwice, ignoreDismiss, neverResume }
+
+    let transport: InMemoryTransport
+    let fault: Fault
+    var connection: TestClient
+    var read = 0
+    var session: String?
+    var lastSeq = 0
+    var kept: [String: String] = [:]
+    var waiting: Set<String> = []
+    var finished = false
+
+    init(transport: InMemoryTransport, fault: Fault) {
+        self.transport = transport
+        self.fault = fault
+        connection = transport.connect()
+        hello()
+    }
+
+    func hello() {
+        var resume = ""
+        if let session, fault != .neverResume { resume = #","resume":{"session":"\#(session)","lastSeq":\#(lastSeq)}"# }
+        connection.send(
+            raw: #"{"type":"hello","protocol":1,"client":{"kind":"test"},"capabilities":["alert"]\#(resume)}"#)
+    }
+
+    /// Reads what came; false once the run is over (closed 1000) or the client gave up.
+    func step() -> Bool {
+        let frames = connection.frames
+        while read < frames.count {
+            handle(frames[read])
+            read += 1
+        }
+        guard let code = connection.closeCode else { return true }
+        if code == .normal { return false }
+        connection = transport.connect()
+        read = 0
+        hello()
+        for answer in kept.values { connection.send(raw: answer) }
+        return true
+    }
+
+    func handle(_ frame: String) {
+        guard let message = try? JSONParser().parse(frame), let type = message["type"]?.stringValue else { return }
+        if type == "welcome" {
+            let id = message["session"]?.stringValue
+            if message["resumed"]?.boolValue != true {
+                kept.removeAll()
+                waiting.removeAll()
+                lastSeq = 0
+            }
+            session = id
+            return
+        }
+        if let seq = message["seq"]?.intValue, type != "error" {
+            guard seq > lastSeq else { return }
+            lastSeq = seq
+        }
+        guard let id = message["id"]?.stringValue else { return }
+        if type == "dismiss" {
+            kept[id] = nil
+            if fault != .ignoreDismiss { waiting.remove(id) }
+            return
+        }
+        guard type == "present", kept[id] == nil, !waiting.contains(id) else { return }
+        for stale in waiting { connection.send(raw: #"{"type":"failure","id":"\#(stale)","code":"cancelled"}"#) }
+        waiting.removeAll()
+        let modal = message["modal"] ?? .null
+        let steps = Instruction.parse(modal["message"]?.stringValue ?? "")
+        if steps.contains(.wait) {
+            waiting.insert(id)
+            return
+        }
+        var texts = [String](repeating: "", count: modal["textFields"]?.arrayValue?.count ?? 0)
+        var action: Int?
+        let titles = (modal["actions"]?.arrayValue ?? []).map { $0["title"]?.stringValue ?? "" }
+        for step in steps {
+            switch step {
+            case .type(let text, let field) where field <= texts.count: texts[field - 1] = text
+            case .choose(let title): action = titles.firstIndex(of: title)
+            default: break
+            }
+        }
+        guard let action else { return }
+        let answer = JSONValue.object([
+            ("type", "result"), ("id", .string(id)),
+            (
+                "value",
+                .object([("action", .number(Double(action))), ("textFields", .array(texts.map { .string($0) }))])
+            ),
+        ]).jsonText
+        kept[id] = answer
+        connection.send(raw: answer)
+        if fault == .answerTwice { connection.send(raw: answer) }
+    }
+}
+
+/// The runner handed to the thread that runs it (this test touches it no more meanwhile).
+final class RunnerBox: @unchecked Sendable {
+    let value: ConformanceRunner
+    init(_ value: ConformanceRunner) { self.value = value }
+}
+
+@Suite("Conformance host: scenarios in memory")
+struct ConformanceRunTests {
+    static let alertScenarios = ["alert", "unknown-values", "dismiss", "drop-dialog", "drop-answer", "restart"]
+
+    /// Runs the scenarios against a scripted client; the client is stepped on this thread
+    /// until the run ends (every wait in it is bounded by the timeout).
+    func run(_ names: [String], fault: ScriptedAlertClient.Fault, timeout: Double = 5) throws -> ConformanceReport {
+        let transport = InMemoryTransport()
+        var options = ConformanceOptions()
+        options.timeout = timeout
+        options.connectTimeout = timeout
+        let runner = ConformanceRunner(transport: transport, options: options)
+        try runner.start()
+        let scenarios = try ConformanceScenario.named(names).get()
+        let result = Locked<ConformanceReport?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        let box = RunnerBox(runner)
+        DispatchQueue.global().async {
+            let report = box.value.run(scenarios)
+            result.withLock { $0 = report }
+            done.signal()
+        }
+        let client = ScriptedAlertClient(transport: transport, fault: fault)
+        var running = true
+        while done.wait(timeout: .now() + .milliseconds(2)) == .timedOut {
+            if !client.step() {
+                running = false
+                break
+            }
+        }
+        if !running { done.wait() }
+        return try #require(result.withLock { $0 })
+    }
+
+    @Test("a client that follows the texts passes every alert scenario")
+    func conformingClientPasses() throws {
+        let report = try run(Self.alertScenarios, fault: .none)
+        #expect(
+            report.outcomes.map(\.verdict) == Array(repeating: .pass, count: Self.alertScenarios.count),
+            "\(report.text)")
+        #expect(report.exitStatus == 0)
+    }
+
+    @Test("an answer sent twice on one connection fails the alert scenario on §12.4")
+    func answerTwiceFails() throws {
+        let report = try run(["alert"], fault: .answerTwice)
+        #expect(report.failures.map(\.name) == ["alert"], "\(report.text)")
+        #expect(report.failures.first?.violations.first?.rule == .exactlyOnce)
+    }
+
+    @Test("an answer for a dismissed dialog fails the dismiss scenario on §12.5")
+    func ignoredDismissFails() throws {
+        let report = try run(["dismiss"], fault: .ignoreDismiss)
+        #expect(report.failures.map(\.name) == ["dismiss"], "\(report.text)")
+        #expect(report.failures.first?.violations.first?.rule == .dismiss)
+    }
+
+    @Test("a new hello instead of a resume fails the drop scenarios on §9")
+    func neverResumingFails() throws {
+        let report = try run(["drop-answer"], fault: .neverResume, timeout: 2)
+        #expect(report.failures.map(\.name) == ["drop-answer"], "\(report.text)")
+        #expect(report.failures.first?.violations.first?.rule == .resume)
+    }
+
+    @Test("a client that never connects fails every scenario, within the connect timeout")
+    func absentClientFails() throws {
+        var options = ConformanceOptions()
+        options.connectTimeout = 0.2
+        let runner = ConformanceRunner(transport: InMemoryTransport(), options: options)
+        try runner.start()
+        let report = runner.run(try ConformanceScenario.named(["alert", "sheet"]).get())
+        #expect(report.failures.map(\.name) == ["alert", "sheet"])
+        #expect(report.failures.first?.violations.first?.rule == .hello)
+    }
+}
