@@ -83,7 +83,7 @@ public final class Session: Sendable, Hashable, CustomStringConvertible {
             return controls.filter { $0.id == id }
         }
         // The control owns its bound action: a removed control lets it go.
-        for control in removed { control.binding.dispose() }
+        for control in removed { control.endBinding() }
         publishControls()
     }
 
@@ -117,7 +117,7 @@ public final class Session: Sendable, Hashable, CustomStringConvertible {
             defer { controls = [] }
             return controls
         }
-        for control in controls { control.binding.dispose() }
+        for control in controls { control.endBinding() }
     }
 
     /// The connected sessions of this session's group (itself included), or just itself
