@@ -289,6 +289,11 @@ final class ServiceLoop: @unchecked Sendable {
                 UInt16(clamping: Int(interval) * (1 + max(1, configuration.missedPongsBeforeClose)))
             info.retry_and_idle_policy = UnsafePointer(retryPolicy)
             info.timeout_secs = 10
+            // lws reads a connection at most this much a turn, into a buffer of this size that
+            // every connection allocates at its upgrade (`rx_buffer_size` 0: lws 4.1.6's
+            // lib/roles/ws/ops-ws.c), so it is paid per idle connection (docs/benchmarks.md,
+            // "Memory per idle session").
+            info.pt_serv_buf_size = UInt32(clamping: max(1_024, configuration.receiveBufferBytes))
             if let tls = configuration.tls {
                 info.options |= rm_option_do_ssl_global_init()
                 info.ssl_cert_filepath = keep(tls.certificatePath)
