@@ -76,9 +76,10 @@ public struct WebSocketServerConfiguration: Sendable {
     /// the outgoing queue, under ``outgoingQueueLimitBytes`` and ``maxOutgoingBytes``.
     public var socketSendBufferBytes = 256 * 1_024
     /// libwebsockets' read size, and the receive buffer it allocates for every connection
-    /// at the upgrade (`pt_serv_buf_size`; at least 1,024). Larger reads cost less CPU per
-    /// uploaded megabyte (about 10% at 65,536) and more memory per connection, idle or not:
-    /// docs/benchmarks.md, "Memory per idle session", has both.
+    /// at the upgrade (`rx_buffer_size`, and `pt_serv_buf_size` when larger than its 4,096;
+    /// at least 1,024). Larger reads cost less CPU per uploaded megabyte (about 10% at
+    /// 65,536) and more memory per connection, idle or not: docs/benchmarks.md, "Memory per
+    /// idle session", has both.
     public var receiveBufferBytes = 4_096
     /// The folder served at `/`, or `nil` to serve no files.
     public var webRoot: String?

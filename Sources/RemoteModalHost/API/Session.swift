@@ -93,7 +93,9 @@ public final class Session: Sendable, Hashable, CustomStringConvertible {
         guard !controlsDirty.exchange(true, ordering: .acquiringAndReleasing) else { return }
         core.executor.execute { [self] in
             controlsDirty.store(false, ordering: .releasing)
-            let items = controlsState.withLock { $0.map { $0.item } }
+            // The host-wide copy of an equal list, if there is one: sessions showing the same
+            // controls share one array (issue 31's memory per idle session).
+            let items = core.internedControls(controlsState.withLock { $0.map { $0.item } }).items
             controlItems.accept(items)
             core.setControls(id, items)
         }
