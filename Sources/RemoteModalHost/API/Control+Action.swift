@@ -56,12 +56,12 @@ extension Control {
     ///
     /// Until that tap the control shows what an action with the default `enabledIf` shows:
     /// enabled, not busy, without the action existing. The first tap makes the action, binds
-    /// the control's `enabled` and `busy` to it from then on (as ``bind(to:)``) and executes
+    /// the control's `enabled` and `busy` to it from then on (as `bind(to:)`) and executes
     /// it; later taps execute the same action. A tap while the control is disabled is
     /// recorded by the action as `notEnabled` once it exists, and ignored before.
     ///
     /// For an action whose `enabledIf` may be false from the start, make it at once with
-    /// ``bind(to:)``: the control could not tell that state before the action exists.
+    /// `bind(to:)`: the control could not tell that state before the action exists.
     /// - Parameter makeAction: Makes the action, once, on the host executor at the first
     ///   tap; the binding holds it until the binding ends (a new binding, the control's
     ///   removal or the end of its session).
