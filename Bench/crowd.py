@@ -24,7 +24,7 @@ import subprocess
 import sys
 import time
 
-from processes import free_port, wait_port
+from processes import free_port, rss_kib, wait_port
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # The demo host's per-connection and per-address limits, raised for the benchmark only (every
@@ -44,7 +44,7 @@ def raise_open_files():
 
 
 class Server:
-    def __init__(self, args, impl):
+    def __init__(self, args, impl, extra=()):
         self.port = free_port()
         os.makedirs(args.logs, exist_ok=True)
         if impl == "python":
@@ -54,7 +54,7 @@ class Server:
             command = [f"{args.bin}/bench-host", str(self.port)]
             stderr = subprocess.DEVNULL
         else:
-            command = [f"{args.bin}/modal-host", "--port", str(self.port), *RAISED]
+            command = [f"{args.bin}/modal-host", "--port", str(self.port), *RAISED, *extra]
             if impl == "poll":
                 command += ["--event-loop", "poll"]
             stderr = open(f"{args.logs}/crowd-{impl}.log", "w")
@@ -78,9 +78,10 @@ def bench(args, *arguments):
     return result.stdout.strip().split("\t")
 
 
-def cell(args, impl, idle, cycle=True):
-    """One fresh server: a crowd of `idle` (0: none), then the busy cycle if asked."""
-    server = Server(args, impl)
+def cell(args, impl, idle, cycle=True, settle=0, extra=()):
+    """One fresh server: a crowd of `idle` (0: none), then the busy cycle if asked; with
+    `settle`, the host's RSS is read again that many seconds after the crowd's row."""
+    server = Server(args, impl, extra)
     row = {"impl": impl, "idle": idle}
     crowd = None
     try:
@@ -97,6 +98,9 @@ def cell(args, impl, idle, cycle=True):
                        rss_after=int(fields[4]), kib_each=float(fields[5]), probe_p50=float(fields[6]),
                        probe_p99=float(fields[7]), probe_max=float(fields[8]), lost=float(fields[9]))
             time.sleep(1)
+            if settle:
+                time.sleep(settle)
+                row["kib_settled"] = (rss_kib(server.process.pid) - row["rss_before"]) / idle
         if cycle:
             fields = bench(args, "cycle", "--url", server.url, "--sessions", str(BUSY), "--seconds",
                            str(args.seconds), "--warmup", "1", "--pid", str(server.process.pid), "--label", impl)
@@ -211,6 +215,77 @@ def write_section(path, lines):
         handle.write(text)
 
 
+MEMORY_MARKERS = ("<!-- bench-idle:start (written by scripts/bench-idle; edits here are overwritten) -->",
+                  "<!-- bench-idle:end -->")
+SETTLE = 12
+
+
+def memory_markdown(args, rows, load):
+    """The bench-idle section: host RSS per idle welcomed session and the welcome time meanwhile."""
+    names = {"libev": "modal-host", "bench-host": "bench-host (no demo flows)"}
+    lines = [MEMORY_MARKERS[0], "### Host memory per idle session, and a new session's welcome meanwhile", "",
+             f"Command: `{args.command}`. One run on {time.strftime('%Y-%m-%d %H:%M')}, {os.cpu_count()} cores "
+             f"shared with other engineers' builds (load average before the run: {load[0]:.2f} {load[1]:.2f} "
+             f"{load[2]:.2f}); {args.rounds} round(s), the median shown; a fresh server per cell, release builds. "
+             f"Each cell is bench-crowd's crowd without the busy cycle: `modal-bench crowd --count N --probes {PROBES}` "
+             "(N sessions, each `hello` answered by `welcome`, held open and silent on one libev client from "
+             "127.0.0.1; modal-host with `" + " ".join(RAISED) + "`, the per-address limits raised for the "
+             "benchmark only). *KiB each* is the host's RSS growth (`VmRSS` in `/proc/PID/status`, from before the "
+             f"crowd to 1 s after it and its probes) divided by N; *after {SETTLE} s* reads it again {SETTLE} s later, "
+             "past the host's 10 s memory-trim tick. *Welcome* is connect to `welcome` of each of the "
+             f"{PROBES} probes opened one after another while the crowd is held (the client's time: it includes "
+             "the crowd client's own work).", "",
+             f"| server | flags | sessions held | KiB each | KiB each after {SETTLE} s | welcome p50 µs | "
+             "welcome p99 µs | probes lost |",
+             "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    for row in rows:
+        lines.append(f"| {names[row['impl']]} | {row.get('flags') or 'defaults'} | {fmt(row.get('held'))} | "
+                     f"{fmt(row.get('kib_each'), 2)} | {fmt(row.get('kib_settled'), 2)} | "
+                     f"{fmt(row.get('probe_p50'), 1)} | {fmt(row.get('probe_p99'), 1)} | {fmt(row.get('lost'))} |")
+    return lines + ["", MEMORY_MARKERS[1]]
+
+
+def write_marked(path, lines, markers, heading):
+    text = open(path).read() if os.path.exists(path) else "# Benchmarks\n"
+    block = "\n".join(lines)
+    pattern = re.compile(re.escape(markers[0]) + r".*?" + re.escape(markers[1]), re.S)
+    if pattern.search(text):
+        text = pattern.sub(lambda _: block, text)
+    else:
+        text = text.rstrip("\n") + f"\n\n{heading}\n\n" + block + "\n"
+    with open(path, "w") as handle:
+        handle.write(text)
+
+
+def memory_main(args, load):
+    """Only the crowds: RSS per idle session and the probes' welcome, at --idle and --big."""
+    variants = [("libev", ())]
+    for flags in filter(None, (each.strip() for each in args.host_flags.split(";"))):
+        variants.append(("libev", tuple(flags.split())))
+    variants.append(("bench-host", ()))
+    rounds = []
+    for _ in range(args.rounds):
+        cells = []
+        for impl, extra in variants:
+            for idle in [args.idle, args.big]:
+                row = {"impl": impl, "idle": idle, "held": 0}
+                # Once more after a failure: on a loaded machine a batch of the crowd can miss
+                # its 60 s to be welcomed.
+                for _ in range(2):
+                    try:
+                        row = cell(args, impl, idle, cycle=False, settle=SETTLE, extra=extra)
+                        break
+                    except SystemExit as failure:
+                        print(f"bench-idle: {impl} {idle}: {failure}", file=sys.stderr)
+                row["flags"] = " ".join(f"`{flag}`" if flag.startswith("--") else flag for flag in extra)
+                cells.append(row)
+        rounds.append(cells)
+    rows = median_rows(rounds)
+    lines = memory_markdown(args, rows, load)
+    write_marked(f"{args.docs}/benchmarks.md", lines, MEMORY_MARKERS, "## Memory per idle session (issue 31)")
+    print("\n".join(lines))
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--bin", required=True)
@@ -221,6 +296,8 @@ def main():
     parser.add_argument("--docs", default=f"{ROOT}/docs")
     parser.add_argument("--logs", default=f"{ROOT}/.build/bench")
     parser.add_argument("--command", default="scripts/bench-crowd")
+    parser.add_argument("--memory", action="store_true", help="only the crowds' memory and welcome (bench-idle)")
+    parser.add_argument("--host-flags", default="", help="with --memory: also modal-host with these flags (several sets: separated by ;)")
     args = parser.parse_args()
     args.hard = raise_open_files()
     # The host keeps its reserve of 128 descriptors for files and 32 for HTTP; the client holds one
@@ -229,6 +306,9 @@ def main():
     # 300 fewer failed to connect once.)
     args.most = max(args.big, args.hard - 1000)
     load = os.getloadavg()
+    if args.memory:
+        memory_main(args, load)
+        return
     rounds = []
     for _ in range(args.rounds):
         cells = []

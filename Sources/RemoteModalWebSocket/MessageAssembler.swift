@@ -17,8 +17,10 @@ struct MessageAssembler {
     }
 
     let limit: Int
-    // Grown by explicit doubling, so a message costs linear time whatever the container's
-    // own growth policy; a buffer over 64 KiB is released once its message is delivered.
+    // Only a message that arrives in pieces is copied here; the buffer is sized for the
+    // piece's whole frame when lws says how much of it is still to come, and released once
+    // its message is delivered, so an idle connection holds no buffer at all (it held 4 KiB
+    // from its first message on: issue 31's memory per idle session).
     private var buffer: [UInt8] = []
     private var isBinary = false
     private var inMessage = false
@@ -27,6 +29,9 @@ struct MessageAssembler {
     init(limit: Int) {
         self.limit = limit
     }
+
+    /// Whether a partial message is buffered (tests: an idle connection holds none).
+    var holdsBuffer: Bool { buffer.capacity > 0 }
 
     /// Feeds one fragment (or part of one) as libwebsockets delivers it.
     /// - Parameters:
@@ -41,7 +46,7 @@ struct MessageAssembler {
         // NB: libwebsockets may hand one frame over in several pieces, each flagged as a
         // first fragment; only our own `inMessage` tells where a message really starts.
         if !inMessage {
-            buffer.removeAll(keepingCapacity: buffer.capacity <= 65_536)
+            buffer = []
             isBinary = binary
             inMessage = true
             discarding = false
@@ -49,42 +54,58 @@ struct MessageAssembler {
         guard !discarding else { return .tooLarge }
         if buffer.count + bytes.count + remainingInFrame > limit {
             discarding = true
-            buffer.removeAll()
+            buffer = []
             return .tooLarge
         }
+        let complete = isFinal && remainingInFrame == 0
+        if complete && buffer.isEmpty {
+            // The whole message in one piece (nearly every protocol message): decoded from
+            // lws's buffer, never copied into one of ours.
+            inMessage = false
+            return Self.decode(bytes, binary: isBinary)
+        }
         let needed = buffer.count + bytes.count
-        if needed > buffer.capacity {
-            // Doubling (up to the limit): every byte is copied O(1) times on average.
-            buffer.reserveCapacity(min(limit, max(needed, 2 * buffer.capacity, 4_096)))
+        if needed + remainingInFrame > buffer.capacity {
+            // The rest of this frame at once when lws says how much is coming; otherwise
+            // doubling (up to the limit), so every byte is copied O(1) times on average.
+            buffer.reserveCapacity(min(limit, max(needed + remainingInFrame, 2 * buffer.capacity, 4_096)))
         }
         buffer.append(contentsOf: bytes)
-        guard isFinal, remainingInFrame == 0 else { return .incomplete }
+        guard complete else { return .incomplete }
         inMessage = false
-        defer { if buffer.capacity > 65_536 { buffer = [] } }
-        if isBinary { return .message(.binary(Data(buffer))) }
+        defer { buffer = [] }
+        return buffer.withUnsafeBytes { Self.decode($0, binary: isBinary) }
+    }
+
+    /// A whole message's payload as a message, or `invalidText`.
+    static func decode(_ bytes: UnsafeRawBufferPointer, binary: Bool) -> Output {
+        if binary { return .message(.binary(Data(bytes))) }
         // NB: `String(validating:)` takes a generic, unspecialized path that cost more than
         // the rest of receiving a message; ASCII (nearly every protocol message) needs no
         // check beyond the high bits.
-        if Self.isASCII(buffer) { return .message(.text(String(decoding: buffer, as: UTF8.self))) }
-        guard let text = String(validating: buffer, as: UTF8.self) else { return .invalidText }
+        if isASCII(bytes) { return .message(.text(String(decoding: bytes, as: UTF8.self))) }
+        guard let text = String(validating: bytes, as: UTF8.self) else { return .invalidText }
         return .message(.text(text))
     }
 
-    /// Whether every byte is below 0x80, eight bytes at a time.
+    /// Whether every byte is below 0x80.
     static func isASCII(_ bytes: [UInt8]) -> Bool {
-        bytes.withUnsafeBytes { raw in
-            var offset = 0
-            var high: UInt64 = 0
-            while offset + 8 <= raw.count {
-                high |= raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
-                offset += 8
-            }
-            while offset < raw.count {
-                high |= UInt64(raw[offset])
-                offset += 1
-            }
-            return high & 0x8080_8080_8080_8080 == 0
+        bytes.withUnsafeBytes { isASCII($0) }
+    }
+
+    /// Whether every byte is below 0x80, eight bytes at a time.
+    static func isASCII(_ raw: UnsafeRawBufferPointer) -> Bool {
+        var offset = 0
+        var high: UInt64 = 0
+        while offset + 8 <= raw.count {
+            high |= raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+            offset += 8
         }
+        while offset < raw.count {
+            high |= UInt64(raw[offset])
+            offset += 1
+        }
+        return high & 0x8080_8080_8080_8080 == 0
     }
 }
 

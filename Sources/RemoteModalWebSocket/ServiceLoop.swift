@@ -293,6 +293,13 @@ final class ServiceLoop: @unchecked Sendable {
                 UInt16(clamping: Int(interval) * (1 + max(1, configuration.missedPongsBeforeClose)))
             info.retry_and_idle_policy = UnsafePointer(retryPolicy)
             info.timeout_secs = 10
+            // lws reads a connection at most `rx_buffer_size` a turn (and never more than
+            // `pt_serv_buf_size`, its one buffer per thread), into a buffer of that size that
+            // every connection allocates at its upgrade (lws 4.1.6's lib/roles/ws/ops-ws.c), so
+            // it is paid per idle connection (docs/benchmarks.md, "Memory per idle session").
+            let receiveBuffer = max(1_024, configuration.receiveBufferBytes)
+            protocols[0].rx_buffer_size = receiveBuffer
+            info.pt_serv_buf_size = UInt32(clamping: max(4_096, receiveBuffer))
             if let tls = configuration.tls {
                 info.options |= rm_option_do_ssl_global_init()
                 info.ssl_cert_filepath = keep(tls.certificatePath)

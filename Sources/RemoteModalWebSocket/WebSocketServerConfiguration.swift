@@ -75,6 +75,12 @@ public struct WebSocketServerConfiguration: Sendable {
     /// on a connection whose client stopped reading. What a socket does not take waits in
     /// the outgoing queue, under ``outgoingQueueLimitBytes`` and ``maxOutgoingBytes``.
     public var socketSendBufferBytes = 256 * 1_024
+    /// libwebsockets' read size, and the receive buffer it allocates for every connection
+    /// at the upgrade (`rx_buffer_size`, and `pt_serv_buf_size` when larger than its 4,096;
+    /// at least 1,024). Larger reads cost less CPU per uploaded megabyte (about 10% at
+    /// 65,536) and more memory per connection, idle or not: docs/benchmarks.md, "Memory per
+    /// idle session", has both.
+    public var receiveBufferBytes = 4_096
     /// The folder served at `/`, or `nil` to serve no files.
     public var webRoot: String?
     /// How many seconds `stop()` waits for connections to close before cutting them.

@@ -129,6 +129,62 @@ struct BindingTests {
         #expect(runs.elements == ["first", "second"])
     }
 
+    /// `bind(lazily:)` (issue 31): an idle session holds no action; the control shows enabled
+    /// and idle without it, and the first tap makes it, runs it and binds the states to it.
+    @Test func aLazilyBoundActionIsMadeAtTheFirstTapAndDrivesTheControlFromThen() {
+        let harness = HostHarness()
+        let client = harness.connect()
+        let session = harness.session(of: client)
+        let made = Outcome<String>()
+        let work = PublishSubject<Void>()
+        let errors = Outcome<String>()
+        let weakAction = WeakAction()
+        session.control("go", title: "Go").bind(lazily: {
+            made.observer().onNext("made")
+            let action = ButtonAction { work.take(1) }
+            _ = action.errors.map { "\($0)" }.subscribe(errors.observer())
+            weakAction.value = action
+            return action
+        })
+        harness.settle()
+        #expect(made.elements.isEmpty)
+        #expect(client.controls == [ControlItem(id: "go", title: "Go", enabled: true, busy: false)])
+        client.send(.event(control: "go"))
+        harness.settle()
+        #expect(made.elements == ["made"])
+        #expect(weakAction.value != nil)
+        #expect(client.controls == [ControlItem(id: "go", title: "Go", enabled: false, busy: true)])
+        // A tap while it runs reaches the same action, which refuses it.
+        client.send(.event(control: "go"))
+        harness.settle()
+        #expect(errors.elements == ["not enabled"])
+        work.onNext(())
+        harness.settle()
+        #expect(client.controls == [ControlItem(id: "go", title: "Go", enabled: true, busy: false)])
+        client.send(.event(control: "go"))
+        harness.settle()
+        #expect(made.elements == ["made"])
+        #expect(client.controls == [ControlItem(id: "go", title: "Go", enabled: false, busy: true)])
+        session.removeControl("go")
+        harness.settle()
+        #expect(weakAction.value == nil)
+    }
+
+    @Test func endingTheSessionBeforeAnyTapMakesNoAction() {
+        let harness = HostHarness { $0.retentionSeconds = 1 }
+        let client = harness.connect()
+        let made = Outcome<String>()
+        harness.session(of: client).control("go", title: "Go").bind(lazily: {
+            made.observer().onNext("made")
+            return ButtonAction { .just(()) }
+        })
+        harness.settle()
+        client.disconnect()
+        harness.settle()
+        harness.advance(seconds: 2)
+        #expect(made.elements.isEmpty)
+    }
+
     @Test func dialogActionBoundToAnAction() {
         let harness = HostHarness()
         let client = harness.connect()
@@ -148,4 +204,10 @@ struct BindingTests {
         harness.settle()
         #expect(outcome.elements == ["saved ann"])
     }
+}
+
+/// A weak reference a `@Sendable` closure can set (tests: whether an action was released).
+private final class WeakAction: @unchecked Sendable {
+    // `@unchecked Sendable`: set once on the host executor, read after the harness settled.
+    weak var value: ButtonAction?
 }

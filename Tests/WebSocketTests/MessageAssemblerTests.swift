@@ -37,4 +37,53 @@ struct MessageAssemblerTests {
             }
         }
     }
+
+    /// Feeds `text` in pieces of `piece` bytes, saying how much of the frame is still to come.
+    static func feedInPieces(_ assembler: inout MessageAssembler, _ text: String, piece: Int) -> [MessageAssembler
+        .Output]
+    {
+        let bytes = Array(text.utf8)
+        var outputs: [MessageAssembler.Output] = []
+        var offset = 0
+        repeat {
+            let end = min(bytes.count, offset + piece)
+            let output = bytes[offset..<end].withUnsafeBytes {
+                assembler.feed($0, isFinal: end == bytes.count, binary: false, remainingInFrame: bytes.count - end)
+            }
+            outputs.append(output)
+            offset = end
+        } while offset < bytes.count
+        return outputs
+    }
+
+    @Test func aWholeMessageLeavesNoBufferBehind() {
+        var assembler = MessageAssembler(limit: 1_024)
+        let text = "{\"type\":\"hello\"}"
+        let output = Array(text.utf8).withUnsafeBytes { assembler.feed($0, isFinal: true, binary: false) }
+        #expect(output == .message(.text(text)))
+        #expect(!assembler.holdsBuffer)
+    }
+
+    @Test(arguments: [1, 7, 100, 999])
+    func aMessageInPiecesArrivesWholeAndItsBufferIsReleased(piece: Int) {
+        var assembler = MessageAssembler(limit: 4_096)
+        let text = String(repeating: "chunk é ", count: 100)
+        let outputs = Self.feedInPieces(&assembler, text, piece: piece)
+        #expect(outputs.last == .message(.text(text)))
+        #expect(outputs.dropLast().allSatisfy { $0 == .incomplete })
+        #expect(!assembler.holdsBuffer)
+        // The next message on the same connection is not mixed with the last one.
+        let next = Self.feedInPieces(&assembler, "second", piece: 2)
+        #expect(next.last == .message(.text("second")))
+        #expect(!assembler.holdsBuffer)
+    }
+
+    @Test func aPieceStillPassesTheLimitWithWhatIsToCome() {
+        var assembler = MessageAssembler(limit: 100)
+        let output = [UInt8](repeating: 0x61, count: 10).withUnsafeBytes {
+            assembler.feed($0, isFinal: false, binary: false, remainingInFrame: 91)
+        }
+        #expect(output == .tooLarge)
+        #expect(!assembler.holdsBuffer)
+    }
 }

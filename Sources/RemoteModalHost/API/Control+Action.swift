@@ -1,4 +1,5 @@
 import RemoteModalAction
+import RemoteModalLocking
 import RemoteModalProtocol
 import RemoteModalReactive
 
@@ -38,18 +39,124 @@ extension Control {
     public func bind<Input: Sendable, Element: Sendable>(
         to action: Action<Input, Element>, inputTransform: @escaping @Sendable () -> Input
     ) -> any Disposable {
-        let binding = CompositeDisposable()
-        binding.insert(
-            Observable.combineLatest(action.enabled, action.executing) { ($0, $1) }
-                .subscribe(onNext: { [states] enabled, busy in states.set(enabled: enabled, busy: busy) }))
-        // Strong captures: the control (through its taps subject) owns the action for as long
-        // as the binding lives, and the action its state (above). The binding ends when it is
-        // replaced or its session ends (`Session.end` disposes every control's binding), which
-        // releases both.
-        binding.insert(tap.subscribe(onNext: { _ = action.execute(inputTransform()) }))
-        binding.insert(tapWhileDisabled.subscribe(onNext: { _ = action.execute(inputTransform()) }))
-        self.binding.disposable = binding
+        // The control calls the binding at each tap (no subscription to its tap subjects,
+        // which are then never made). The binding holds the action strongly, as the control
+        // holds the binding, for as long as it lives: until it is replaced or disposed, or its
+        // session ends (`Session.end` ends every control's binding), which releases both.
+        let binding = ActionBinding(action: action, states: states, inputTransform: inputTransform)
+        replaceBinding(binding, handler: binding)
         return binding
+    }
+}
+
+extension Control {
+    /// Binds the control to an action that is made only when the control is first tapped,
+    /// so that a session nobody touches holds its controls and not their actions (the
+    /// demo's six actions were most of an idle session's memory, docs/benchmarks.md).
+    ///
+    /// Until that tap the control shows what an action with the default `enabledIf` shows:
+    /// enabled, not busy, without the action existing. The first tap makes the action, binds
+    /// the control's `enabled` and `busy` to it from then on (as `bind(to:)`) and executes
+    /// it; later taps execute the same action. A tap while the control is disabled is
+    /// recorded by the action as `notEnabled` once it exists, and ignored before.
+    ///
+    /// For an action whose `enabledIf` may be false from the start, make it at once with
+    /// `bind(to:)`: the control could not tell that state before the action exists.
+    /// - Parameter makeAction: Makes the action, once, on the host executor at the first
+    ///   tap; the binding holds it until the binding ends (a new binding, the control's
+    ///   removal or the end of its session).
+    /// - Returns: A disposable that ends the binding.
+    @discardableResult
+    public func bind<Element: Sendable>(lazily makeAction: @escaping @Sendable () -> Action<Void, Element>)
+        -> any Disposable
+    {
+        states.set(enabled: true, busy: false)
+        let binding = ActionBinding(makeAction: makeAction, states: states, inputTransform: {})
+        replaceBinding(binding, handler: binding)
+        return binding
+    }
+}
+
+/// A control's binding to an action: executes it at each tap, and drives the control's
+/// `enabled` and `busy` from the action's from the moment it holds one (at once, or at the
+/// first tap when it makes the action itself). Disposing it releases the action.
+final class ActionBinding<Input: Sendable, Element: Sendable>: ControlTapHandler, Disposable, Sendable {
+    struct State {
+        var action: Action<Input, Element>?
+        var makeAction: (@Sendable () -> Action<Input, Element>)?
+        var subscription: (any Disposable)?
+        var disposed = false
+    }
+
+    let states: ControlStates
+    let inputTransform: @Sendable () -> Input
+    let state: Locked<State>
+
+    init(action: Action<Input, Element>, states: ControlStates, inputTransform: @escaping @Sendable () -> Input) {
+        self.states = states
+        self.inputTransform = inputTransform
+        state = Locked(State(action: action))
+        attach(action)
+    }
+
+    init(
+        makeAction: @escaping @Sendable () -> Action<Input, Element>, states: ControlStates,
+        inputTransform: @escaping @Sendable () -> Input
+    ) {
+        self.states = states
+        self.inputTransform = inputTransform
+        state = Locked(State(makeAction: makeAction))
+    }
+
+    /// The control's states follow the action's from now on.
+    private func attach(_ action: Action<Input, Element>) {
+        let states = self.states
+        let subscription = Observable.combineLatest(action.enabled, action.executing) { ($0, $1) }
+            .subscribe(onNext: { enabled, busy in states.set(enabled: enabled, busy: busy) })
+        let keep = state.withLock { state -> Bool in
+            guard !state.disposed else { return false }
+            state.subscription = subscription
+            return true
+        }
+        if !keep { subscription.dispose() }
+    }
+
+    func tapped(enabled: Bool) {
+        let (existing, make) = state.withLock { state in
+            state.disposed ? (nil, nil) : (state.action, state.makeAction)
+        }
+        if let existing {
+            _ = existing.execute(inputTransform())
+            return
+        }
+        // Not made yet: a tap while disabled is ignored (nothing to record it), an enabled
+        // one makes it. Taps arrive one at a time on the host executor.
+        guard enabled, let make else { return }
+        let action = make()
+        let kept = state.withLock { state -> Bool in
+            guard !state.disposed else { return false }
+            state.action = action
+            state.makeAction = nil
+            return true
+        }
+        guard kept else { return }
+        attach(action)
+        _ = action.execute(inputTransform())
+    }
+
+    func dispose() {
+        let (subscription, action) = state.withLock { state -> ((any Disposable)?, Action<Input, Element>?) in
+            state.disposed = true
+            state.makeAction = nil
+            defer {
+                state.subscription = nil
+                state.action = nil
+            }
+            return (state.subscription, state.action)
+        }
+        subscription?.dispose()
+        // Released outside the lock: the action's deinit may dispose its work.
+        _ = action
     }
 }
 

@@ -18,10 +18,21 @@ public final class Control: Sendable {
     /// reference to the control gave it a side table, which made every retain of it (the
     /// controls list is walked at each `controls` message) take the runtime's slow path.
     let states: ControlStates
-    private let taps = PublishSubject<Void>()
-    private let refused = PublishSubject<Void>()
-    /// The current `bind(to:)` binding; a new one replaces (and disposes) it.
-    let binding = SerialDisposable()
+    /// The tap subjects, made when first asked for, and the current binding. One lock for
+    /// all: an idle session's controls are most of its memory (issue 31), and a control
+    /// bound lazily (`bind(lazily:)`) needs no subject at all.
+    private let wiring = Locked(Wiring())
+
+    struct Wiring {
+        var taps: PublishSubject<Void>?
+        var refused: PublishSubject<Void>?
+        /// The current `bind` binding; a new one replaces (and disposes) it.
+        var binding: (any Disposable)?
+        /// What the current binding does with a tap without subscribing to the subjects.
+        var handler: (any ControlTapHandler)?
+        /// The binding was ended (control removed, session ended): later ones end at once.
+        var ended = false
+    }
 
     init(id: String, title: String, style: ActionStyle, session: Session) {
         self.id = id
@@ -31,11 +42,25 @@ public final class Control: Sendable {
     }
 
     /// Taps while the control is enabled, on the host executor.
-    public var tap: Observable<Void> { taps.asObservable() }
+    public var tap: Observable<Void> {
+        wiring.withLock { wiring in
+            if let taps = wiring.taps { return taps }
+            let taps = PublishSubject<Void>()
+            wiring.taps = taps
+            return taps
+        }.asObservable()
+    }
 
     /// Taps that arrived while the control was disabled (the host ignores them; an
     /// ``/RemoteModalAction/Action`` binding records them as `notEnabled`).
-    public var tapWhileDisabled: Observable<Void> { refused.asObservable() }
+    public var tapWhileDisabled: Observable<Void> {
+        wiring.withLock { wiring in
+            if let refused = wiring.refused { return refused }
+            let refused = PublishSubject<Void>()
+            wiring.refused = refused
+            return refused
+        }.asObservable()
+    }
 
     /// Whether the control can be tapped. Setting it sends the controls list.
     public var enabled: Bool {
@@ -64,20 +89,62 @@ public final class Control: Sendable {
     }
 
     func receiveTap() {
-        if enabled { taps.onNext(()) } else { refused.onNext(()) }
+        let isEnabled = enabled
+        let (subject, handler) = wiring.withLock { ((isEnabled ? $0.taps : $0.refused), $0.handler) }
+        handler?.tapped(enabled: isEnabled)
+        subject?.onNext(())
+    }
+
+    /// Makes `binding` the control's binding, disposing the one before (or `binding` itself
+    /// when the control's bindings have ended).
+    func replaceBinding(_ binding: any Disposable, handler: (any ControlTapHandler)? = nil) {
+        let old: (any Disposable)? = wiring.withLock { wiring in
+            if wiring.ended { return binding }
+            defer {
+                wiring.binding = binding
+                wiring.handler = handler
+            }
+            return wiring.binding
+        }
+        old?.dispose()
+    }
+
+    /// Ends the current binding, and any made later (the control was removed or its session
+    /// ended).
+    func endBinding() {
+        let old: (any Disposable)? = wiring.withLock { wiring in
+            wiring.ended = true
+            wiring.handler = nil
+            defer { wiring.binding = nil }
+            return wiring.binding
+        }
+        old?.dispose()
     }
 }
 
+/// What a binding does with its control's taps, called by the control directly: a lazy
+/// binding needs no subscription to the control's subjects.
+protocol ControlTapHandler: Sendable {
+    /// A tap arrived; `enabled` is whether the control was enabled then.
+    func tapped(enabled: Bool)
+}
+
 /// A control's enabled and busy state; a change sends the owning session's controls.
+/// The two flags in one atomic byte (bit 0 enabled, bit 1 busy): no lock object per control.
 final class ControlStates: Sendable {
-    private let state = Locked<(enabled: Bool, busy: Bool)>((true, false))
+    private let state = Atomic<UInt8>(1)
     private let owner: Session
 
     init(owner: Session) {
         self.owner = owner
     }
 
-    var current: (enabled: Bool, busy: Bool) { state.withLock { $0 } }
+    private static func decode(_ bits: UInt8) -> (enabled: Bool, busy: Bool) { (bits & 1 != 0, bits & 2 != 0) }
+    private static func encode(_ state: (enabled: Bool, busy: Bool)) -> UInt8 {
+        (state.enabled ? 1 : 0) | (state.busy ? 2 : 0)
+    }
+
+    var current: (enabled: Bool, busy: Bool) { Self.decode(state.load(ordering: .acquiring)) }
 
     func set(enabled: Bool, busy: Bool) {
         update {
@@ -87,11 +154,17 @@ final class ControlStates: Sendable {
     }
 
     func update(_ change: (inout (enabled: Bool, busy: Bool)) -> Void) {
-        let changed = state.withLock { state -> Bool in
-            let before = state
-            change(&state)
-            return before != state
+        var before = state.load(ordering: .acquiring)
+        while true {
+            var next = Self.decode(before)
+            change(&next)
+            let bits = Self.encode(next)
+            guard bits != before else { return }
+            let (exchanged, original) = state.compareExchange(
+                expected: before, desired: bits, ordering: .acquiringAndReleasing)
+            if exchanged { break }
+            before = original
         }
-        if changed { owner.publishControls() }
+        owner.publishControls()
     }
 }

@@ -28,8 +28,10 @@ extension Session {
         let description = String(describing: type(of: coordinator))
         roots.withLock { $0[key] = coordinator }
         let subscription = Presenter.withCurrentSession(self) {
+            // Ended with the session by its dispose bag (below), which `end()` disposes right
+            // after `ended` fires: no subscription to `ended` per root (issue 31's memory per
+            // idle session).
             coordinator.start()
-                .take(until: ended)
                 .do(onDispose: { [weak self] in
                     // Released when the flow ends in any way; the last reference may be this one.
                     _ = self?.roots.withLock { $0.removeValue(forKey: key) }

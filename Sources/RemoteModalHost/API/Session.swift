@@ -83,7 +83,7 @@ public final class Session: Sendable, Hashable, CustomStringConvertible {
             return controls.filter { $0.id == id }
         }
         // The control owns its bound action: a removed control lets it go.
-        for control in removed { control.binding.dispose() }
+        for control in removed { control.endBinding() }
         publishControls()
     }
 
@@ -93,7 +93,9 @@ public final class Session: Sendable, Hashable, CustomStringConvertible {
         guard !controlsDirty.exchange(true, ordering: .acquiringAndReleasing) else { return }
         core.executor.execute { [self] in
             controlsDirty.store(false, ordering: .releasing)
-            let items = controlsState.withLock { $0.map { $0.item } }
+            // The host-wide copy of an equal list, if there is one: sessions showing the same
+            // controls share one array (issue 31's memory per idle session).
+            let items = core.internedControls(controlsState.withLock { $0.map { $0.item } }).items
             controlItems.accept(items)
             core.setControls(id, items)
         }
@@ -117,7 +119,7 @@ public final class Session: Sendable, Hashable, CustomStringConvertible {
             defer { controls = [] }
             return controls
         }
-        for control in controls { control.binding.dispose() }
+        for control in controls { control.endBinding() }
     }
 
     /// The connected sessions of this session's group (itself included), or just itself

@@ -81,12 +81,34 @@ extension HostCore {
             itemsJSON = session.controlsEncodings[index].json
             if index > 0 { session.controlsEncodings.swapAt(0, index) }
         } else {
-            itemsJSON = HostMessage.controlItemsJSON(items)
-            session.controlsEncodings.insert((items, itemsJSON), at: 0)
+            let interned = internedControls(items)
+            itemsJSON = interned.json
+            session.controlsEncodings.insert(interned, at: 0)
             if session.controlsEncodings.count > 2 { session.controlsEncodings.removeLast() }
         }
         send(HostMessage.encodeControls(seq: session.takeSeq(), itemsJSON: itemsJSON), to: session)
     }
+
+    /// A controls list and its encoded `items`, shared by every session that shows the same
+    /// list (a host's sessions mostly do: the demo's all show the same six controls, idle or
+    /// one of them busy), so that each session keeps references, not copies (the encoding
+    /// was 540 bytes of an idle demo session, issue 31). The `controlsInternCapacity` most
+    /// recently used lists are kept; a list not among them is encoded again.
+    func internedControls(_ items: [ControlItem]) -> (items: [ControlItem], json: [UInt8]) {
+        executor.assertInExecutor()
+        if let index = controlsIntern.firstIndex(where: { $0.items == items }) {
+            let entry = controlsIntern[index]
+            if index > 0 { controlsIntern.swapAt(0, index) }
+            return entry
+        }
+        let entry = (items: items, json: HostMessage.controlItemsJSON(items))
+        controlsIntern.insert(entry, at: 0)
+        if controlsIntern.count > Self.controlsInternCapacity { controlsIntern.removeLast() }
+        return entry
+    }
+
+    /// How many distinct controls lists `internedControls` keeps.
+    static var controlsInternCapacity: Int { 16 }
 
     /// Sends a status notice to a session.
     func notify(_ sessionID: String, _ text: String, _ level: StatusLevel) {

@@ -38,6 +38,9 @@ final class HostCore: @unchecked Sendable {
     /// Sessions that lost their last connection so far (orders retained sessions).
     var disconnects = 0
     var trimTimer: (any Disposable)?
+    /// Recently sent controls lists with their encodings, most recent first, shared by the
+    /// sessions that show them (`internedControls`).
+    var controlsIntern: [(items: [ControlItem], json: [UInt8])] = []
     var stopped = false
     /// The cluster state when the host is part of one (`configuration.cluster`).
     let cluster: ClusterState?

@@ -135,17 +135,22 @@ final class SessionState: @unchecked Sendable {
 }
 
 /// The last `capacity` ended modals of a session, as (number, reason) packed in a ring of
-/// fixed size allocated with the session (512 bytes): its memory does not change as modals
-/// come and go, and a lookup (only for a duplicate answer) scans 64 words.
+/// fixed size (512 bytes) allocated when the session's first modal ends, so an idle session
+/// that never saw one holds none: its memory does not change as modals come and go, and a
+/// lookup (only for a duplicate answer) scans 64 words.
 struct EndedModals {
     /// How many are remembered.
     static let capacity = 64
-    private var slots = [UInt64](repeating: 0, count: capacity)
+    private var slots: [UInt64] = []
     private var next = 0
     private static let reasons = DismissReason.allCases
 
+    /// Whether the ring has been allocated (tests: not before the first modal ends).
+    var isAllocated: Bool { !slots.isEmpty }
+
     /// Records that modal `number` (1 or more) ended for `reason`.
     mutating func record(_ number: Int, _ reason: DismissReason) {
+        if slots.isEmpty { slots = [UInt64](repeating: 0, count: Self.capacity) }
         let index = Self.reasons.firstIndex(of: reason) ?? 0
         slots[next] = UInt64(number) << 8 | UInt64(index)
         next = (next + 1) % Self.capacity
