@@ -147,7 +147,9 @@ def test_host_down_then_back_the_kiosk_reconnects_and_says_what_was_lost(down_se
 def photo(tmp_path, size):
     path = tmp_path / "big.jpg"
     block = os.urandom(65536)
-    path.write_bytes((block * (size // len(block) + 1))[:size])
+    # Starts as a JPEG does (the host judges a photo by its bytes), then bytes nothing compresses.
+    jpeg = b"\xff\xd8\xff\xe0\x00\x10JFIF\x00"
+    path.write_bytes((jpeg + block * (size // len(block) + 1))[:size])
     return path
 
 
