@@ -57,3 +57,37 @@ def test_a_page_with_a_dialog_open_notices_a_stalled_network_within_10_s(host, p
     page.button(page.dialog(), "Cancel").click()
     page.wait_toast("Sign in cancelled")
     page.assert_no_bad_message()
+
+
+def test_valid_fields_typed_into_a_stalled_network_are_checking_never_wrong(host, proxy, desktop):
+    """The cold trial's case: valid e-mail and password typed while the host hears nothing.
+    The rule line and Enter say the host is checking, never the rule as if the fields broke
+    it; the host is then said not to answer; back, the answer goes."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+    page = desktop
+    page.open(proxy.base)
+    page.tap("signIn")
+    dialog = page.dialog()
+    rule = dialog.find_element(By.CSS_SELECTOR, ".rule-line")
+    assert rule.text == "Enter an e-mail address and a password", "the rule, before anything is typed"
+    proxy.stall()
+    fields = dialog.find_elements(By.CSS_SELECTOR, "input")
+    fields[0].send_keys("bob@example.com")
+    fields[1].send_keys("secret")
+    page.wait().until(lambda d: rule.text == "Checking what you typed with the host…")
+    fields[1].send_keys(Keys.ENTER)
+    hint = dialog.find_element(By.CSS_SELECTOR, ".hint-line")
+    assert hint.text == "“Sign In” goes once the host has checked what you typed", hint.text
+    assert "not available" not in dialog.text and "Enter an e-mail address" not in dialog.text
+    page.screenshot("stalled-network-typing-checking")
+    took = noticed_within(page, 10)
+    assert took <= 10, took
+    assert "not available" not in dialog.text, "never a refusal for the host's silence"
+    proxy.unstall()
+    page.wait(20).until(lambda d: page.connection_state() == "open")
+    sign_in = page.button(page.dialog(), "Sign In")
+    page.wait().until(lambda d: sign_in.is_enabled())
+    sign_in.click()
+    page.wait_toast("Signed in as bob@example.com")
+    page.assert_no_bad_message()

@@ -96,3 +96,37 @@ test("a host that offers no heartbeat is never pinged, and a malformed offer is 
   old.client.close();
   odd.client.close();
 });
+
+test("typed values are 'checking' until the host is heard; a ping follows them and its pong checks them", (t) => {
+  t.after(() => mock.timers.reset());
+  const { client, socket, events, advance } = virtual();
+  socket.receive({ type: "present", seq: 1, id: "m1", modal: { kind: "alert", title: "Sign in",
+    textFields: [{ placeholder: "E-mail", text: "", kind: "email" }],
+    actions: [{ title: "Sign In", style: "default", enabled: false, explanation: "Enter an e-mail address" }] } });
+  assert.equal(client.inputChecked("m1"), true, "nothing typed: nothing to check");
+  client.input("m1", ["ann@example.com"]);
+  advance(0.15);
+  assert.equal(socket.messages("input").length, 1);
+  assert.equal(client.inputChecked("m1"), false, "sent, nothing heard since: the host's verdict is unknown");
+  advance(0.35);
+  assert.equal(socket.messages("ping").length, 1, "a host that changes nothing sends nothing: a ping asks");
+  socket.receive({ type: "pong", id: socket.messages("ping")[0].id });
+  assert.equal(client.inputChecked("m1"), true, "the pong came after the host took the values");
+  assert.deepEqual(events.filter(([type]) => type === "checked").map(([, detail]) => detail.id), ["m1"]);
+  client.close();
+});
+
+test("typed values met by silence stay 'checking' until the heartbeat gives the host up", (t) => {
+  t.after(() => mock.timers.reset());
+  const { client, socket, events, advance } = virtual();
+  socket.receive({ type: "present", seq: 1, id: "m1", modal: { kind: "alert", title: "Sign in",
+    textFields: [{ placeholder: "E-mail", text: "", kind: "email" }],
+    actions: [{ title: "Sign In", style: "default", enabled: false }] } });
+  client.input("m1", ["ann@example.com"]);
+  advance(5.3);
+  assert.equal(client.inputChecked("m1"), false, "never said to be checked while the host is silent");
+  assert.equal(events.filter(([type]) => type === "checked").length, 0);
+  advance(0.3);
+  assert.equal(client.state, "reconnecting", "the ping after the values went unanswered: the host is not answering");
+  client.close();
+});

@@ -44,7 +44,7 @@ export function welcomed({ storage = null, now, resumed = false, session = "s1",
                                    resyncMs: 30, welcomeTimeoutMs, answerTimeoutMs, heartbeatSecondMs,
                                    ...(now ? { now } : {}) });
   const events = [];
-  for (const type of ["state", "present", "dismiss", "update", "controls", "status", "answer", "rejected", "sessionLost", "welcome", "represent"]) {
+  for (const type of ["state", "present", "dismiss", "update", "controls", "status", "answer", "rejected", "sessionLost", "welcome", "represent", "checked"]) {
     client.addEventListener(type, (event) => events.push([type, event.detail]));
   }
   client.connect();

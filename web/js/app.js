@@ -239,6 +239,7 @@ client.addEventListener("present", ({ detail: { id, modal, answered } }) => {
     answer: (message) => client.answer(message),
     input: (values) => client.input(id, values),
     flushInput: () => client.flushInput(id),
+    isChecked: () => client.inputChecked(id),
     isOnline: () => client.isOpen,
     upload: (files, onProgress, answer, options) => client.upload(id, files, onProgress, answer, options),
     retry: () => client.retryNow(),
@@ -251,6 +252,8 @@ client.addEventListener("present", ({ detail: { id, modal, answered } }) => {
 });
 
 client.addEventListener("update", ({ detail }) => open.get(detail.id)?.handle.update(detail.actions));
+client.addEventListener("checked", ({ detail }) => open.get(detail.id)?.handle.checked());
+client.addEventListener("checking", ({ detail }) => open.get(detail.id)?.handle.checking());
 client.addEventListener("represent", ({ detail }) => open.get(detail.id)?.handle.refresh(detail.modal, detail.typed));
 client.addEventListener("answer", ({ detail }) => open.get(detail.id)?.handle.answerState(detail.sent));
 client.addEventListener("rejected", ({ detail }) => {

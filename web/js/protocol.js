@@ -110,6 +110,9 @@ export class ModalClient extends EventTarget {
     this.lastAnswered = null;        // the id of the answer an error with ref result/failure is about
     this.inputTimers = new Map();
     this.inputSentAt = new Map();
+    // Modals whose typed values went to the host and nothing has come from it since: what
+    // their rules say now is not known (checking), never that the fields are wrong.
+    this.inputUnchecked = new Set();
     this.lastInput = new Map();      // id -> last text fields, re-sent after a resume
     this.uploads = new Map();        // id -> Upload
     this.pickers = new Map();        // id -> {window, received} from the picker's latest present
@@ -198,6 +201,23 @@ export class ModalClient extends EventTarget {
         if (this.ws === ws) this.abandon(ws, "the host is not answering");
       }, this.heartbeat.timeoutSeconds * this.heartbeatSecondMs);
     }, seconds * this.heartbeatSecondMs);
+  }
+
+  /** Typed values went: a host that changes nothing sends nothing, so with the heartbeat a
+   *  ping follows shortly (its `pong` says the values were checked; silence, that the host
+   *  is not answering). Without the heartbeat a second of silence counts as checked. */
+  probe() {
+    if (!this.heartbeat) {
+      clearTimeout(this.probeTimer);
+      this.probeTimer = setTimeout(() => {
+        const ids = [...this.inputUnchecked];
+        this.inputUnchecked.clear();
+        for (const id of ids) this.emit("checked", { id });
+      }, 1000);
+      return;
+    }
+    if (!this.isOpen || this.pongTimer) return;     // a ping is out: its pong will do
+    this.armBeat(0.3);
   }
 
   stopHeartbeat() {
@@ -296,9 +316,17 @@ export class ModalClient extends EventTarget {
   }
 
   receive(text) {
+    // Messages are handled in order: whatever follows typed values (an `update`, a `pong`)
+    // comes after the host took them. Their check is known once the message is applied.
+    const checked = this.inputUnchecked.size > 0 ? [...this.inputUnchecked] : null;
+    this.inputUnchecked.clear();
     this.apply(text);
     this.beat();
+    for (const id of checked ?? []) this.emit("checked", { id });
   }
+
+  /** Whether the host has been heard since `id`'s typed values went (false: still checking). */
+  inputChecked(id) { return !this.inputUnchecked.has(id); }
 
   apply(text) {
     let message;
@@ -433,6 +461,7 @@ export class ModalClient extends EventTarget {
     this.pickers.delete(id);
     this.lastInput.delete(id);
     this.inputSentAt.delete(id);
+    this.inputUnchecked.delete(id);
     this.uploads.get(id)?.stop();
     this.uploads.delete(id);
     if (this.unconfirmed.delete(id)) this.persistAnswers();
@@ -551,13 +580,16 @@ export class ModalClient extends EventTarget {
       this.inputTimers.delete(id);
       this.sendInput(id, pending.values);
     }
-    return Date.now() - (this.inputSentAt.get(id) ?? 0) < 1000;
+    return Date.now() - (this.inputSentAt.get(id) ?? 0) < 1000 || this.inputUnchecked.has(id);
   }
 
   sendInput(id, textFields) {
     if (!this.shown.has(id) || !this.isOpen) return;
     this.send({ type: "input", id, textFields });
     this.inputSentAt.set(id, Date.now());
+    this.inputUnchecked.add(id);
+    this.emit("checking", { id });
+    this.probe();
   }
 
   /**

@@ -98,7 +98,13 @@ export class DialogUI {
         if (preferred && !preferred.disabled) preferred.click();
         // Typed or pasted a moment ago: the host has not enabled the action yet. The values go
         // now, and the action runs when the host enables it (within a second), not lost.
-        else if (preferred && this.io.flushInput?.()) this.submitWhenEnabled(preferred);
+        else if (preferred && this.io.flushInput?.()) {
+          // The host has not said what it makes of the values yet: that is said, not a refusal.
+          const title = preferred.querySelector(".label")?.textContent ?? "Your answer";
+          this.hintLine.textContent = `“${title}” goes once the host has checked what you typed`;
+          clearTimeout(this.hintTimer);
+          this.submitWhenEnabled(preferred);
+        }
         // Offline, the host cannot check the fields (nor enable the action): say that, not
         // that they are empty.
         else if (this.io.isOnline?.() === false) this.refuse("Offline: the host checks what you typed when the connection is back");
@@ -109,13 +115,16 @@ export class DialogUI {
     // The rules of the disabled actions that say theirs, above the row; gone once enabled.
     const showRules = () => {
       const rules = list.map((action, index) => (buttons[index].disabled && action.explanation) || null).filter(Boolean);
-      this.ruleLine.textContent = [...new Set(rules)].join(" ");
+      // Until the host has checked what was typed, its rule may already hold: say it is checking.
+      const checking = rules.length > 0 && this.io.isChecked?.() === false;
+      this.ruleLine.textContent = checking ? "Checking what you typed with the host…" : [...new Set(rules)].join(" ");
       buttons.forEach((button, index) => {
         if (list[index].explanation && button.disabled) button.setAttribute("aria-describedby", this.ruleLine.id);
         else button.removeAttribute("aria-describedby");
       });
     };
     showRules();
+    this.showRules = showRules;
     const update = (states) => {
       let enabledNow = false;
       states.forEach((state, index) => {
@@ -150,14 +159,23 @@ export class DialogUI {
     return rule ? `${reason}: ${rule}` : reason;
   }
 
-  /** Clicks `button` once the host enables it, or says why not after a second. */
+  /** Clicks `button` once the host enables it, or says why not once the host has checked
+   *  the values (`checked`; a host that never answers is the connection's to tell). */
   submitWhenEnabled(button) {
     if (this.pendingSubmit) clearTimeout(this.pendingSubmit.timer);
-    const timer = setTimeout(() => {
-      this.pendingSubmit = null;
-      if (button.disabled && button.isConnected) this.refuse(this.unavailableReason(button));
-    }, 1000);
-    this.pendingSubmit = { button, timer };
+    this.pendingSubmit = { button, timer: null };
+  }
+
+  /** The host has been heard since the values went: its rules are known now. */
+  checked() {
+    this.showRules?.();
+    const waiting = this.pendingSubmit;
+    if (!waiting) return;
+    this.pendingSubmit = null;
+    if (this.hintLine.textContent.endsWith("goes once the host has checked what you typed")) this.hintLine.textContent = "";
+    if (!waiting.button.isConnected) return;
+    if (waiting.button.disabled) this.refuse(this.unavailableReason(waiting.button));
+    else waiting.button.click();
   }
 
   /** What Escape, the back gesture and a tap outside a sheet do. */
@@ -371,6 +389,8 @@ export function openModal(id, modal, io, layer) {
   dialog.addEventListener("animationend", () => dialog.classList.remove("shake"));
 
   handle.update = (actions) => result?.update?.(actions);
+  handle.checked = () => ui.checked();
+  handle.checking = () => ui.showRules?.();
   /** The host sent the modal again: its action states and field texts (see the kind's `refresh`). */
   handle.refresh = (next, typed) => {
     if (next.actions) result?.update?.(next.actions);
