@@ -170,6 +170,38 @@ struct UploadDefenceTests {
         #expect(outcome.elements.first?.first?.size == small.count)
     }
 
+    @Test func aFileStartedAgainAtOffsetZeroOverAndOverDoesNotKeepItsReservation() {
+        // The outside attack after round three: one byte at offset 0 every 2 s restarted the
+        // file's clocks, and its reservation was held for ever.
+        let harness = HostHarness {
+            $0.uploadStallSeconds = 4
+            $0.uploadMinimumBytesPerSecond = 4_096
+            $0.maxUploadSpoolBytes = 1_000_000
+        }
+        let trickler = harness.transport.connect(peer: "10.0.0.91")
+        trickler.hello(name: "trickler", capabilities: ["photoPicker"])
+        let bystander = harness.transport.connect(peer: "10.0.0.92")
+        bystander.hello(name: "bystander", capabilities: ["photoPicker"])
+        harness.settle()
+        _ = RemoteModal.photoPicker(presenter: .session(harness.session(of: trickler))) { $0.maxBytes = 1_000_000 }
+            .asObservable().subscribe()
+        let outcome = Outcome<[PickedFile]>()
+        _ = RemoteModal.photoPicker(presenter: .session(harness.session(of: bystander))) { $0.maxBytes = 1_000_000 }
+            .asObservable().subscribe(outcome.observer())
+        harness.settle()
+        let big = pngSignature + [UInt8](repeating: 3, count: 900_000)
+        for round in 0..<6 {
+            trickler.send(chunk(Array(big[0..<1]), size: big.count))
+            harness.settle()
+            if round < 5 { harness.advance(seconds: 2) }
+        }
+        let small = pngSignature + [UInt8](repeating: 4, count: 200_000)
+        upload(bystander, "m1", file: 0, name: "a.png", small)
+        bystander.send(.result(id: "m1", value: ["items": [item("a.png", small)]]))
+        harness.settle()
+        #expect(outcome.elements.first?.first?.size == small.count, "the bystander gets the budget")
+    }
+
     @Test func aFileAtTheMinimumRateKeepsItsReservation() {
         let harness = HostHarness {
             $0.uploadStallSeconds = 10
@@ -210,9 +242,10 @@ struct UploadDefenceTests {
         let file = base.appendingPathComponent("spool-file")
         _ = FileManager.default.createFile(atPath: file.path, contents: Data([1]))
 
-        func refusal(_ path: URL) -> String? {
+        func refusal(_ path: URL) -> String? { refusal(path.path) }
+        func refusal(_ path: String) -> String? {
             var configuration = ModalHostConfiguration()
-            configuration.spoolDirectory = path.path
+            configuration.spoolDirectory = path
             let host = ModalHost(configuration: configuration, transport: InMemoryTransport())
             defer { host.shutdown() }
             do {
@@ -223,6 +256,8 @@ struct UploadDefenceTests {
             }
         }
         #expect(refusal(link)?.contains("'\(link.path)' is a symbolic link") == true)
+        // A trailing slash would make the checks look through the link (the outside attack).
+        #expect(refusal(link.path + "//")?.contains("'\(link.path)' is a symbolic link") == true)
         #expect(refusal(open)?.contains("has mode 755: it must be 0700") == true)
         #expect(refusal(file)?.contains("is not a folder") == true)
         // Nothing was written through the link.

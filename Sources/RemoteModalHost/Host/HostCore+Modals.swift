@@ -364,7 +364,8 @@ extension HostCore {
         let accepted: (held: Int, bytes: Int)
         do {
             accepted = try uploads.add(
-                chunk, from: connection.info.clientAddress, now: clock.now.timeIntervalSince1970)
+                chunk, from: connection.info.clientAddress, now: clock.now.timeIntervalSince1970,
+                stall: configuration.uploadStallSeconds, minimumRate: configuration.uploadMinimumBytesPerSecond)
         } catch {
             metrics.update { $0.uploadChunksRefused += 1 }
             // Where to go on from, as data (the message says it in words too).

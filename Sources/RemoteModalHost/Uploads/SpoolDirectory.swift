@@ -37,7 +37,11 @@ final class SpoolDirectory: Sendable {
     ///   - parent: Where this process's own folder is created (the system's temporary
     ///     directory unless a test names another).
     init(path: String?, parent: URL = FileManager.default.temporaryDirectory) {
-        explicitPath = path
+        // "link/" would make lstat and O_NOFOLLOW look through a symbolic link: the folder's
+        // own name is what is checked, so trailing slashes go.
+        var trimmed = path
+        while let text = trimmed, text.count > 1, text.hasSuffix("/") { trimmed = String(text.dropLast()) }
+        explicitPath = trimmed
         self.parent = parent
     }
 

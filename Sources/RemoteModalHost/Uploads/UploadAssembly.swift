@@ -37,8 +37,10 @@ final class UploadAssembly: @unchecked Sendable {
         /// When a chunk of it last arrived (seconds): a file that stops moving loses its
         /// reservation (`dropStalled`).
         var lastChunk: Double
-        /// When its first chunk arrived (seconds): the minimum rate counts from there.
-        let started: Double
+        /// When the picker's first chunk arrived (seconds): the minimum rate counts from there,
+        /// over the bytes accepted for the picker since (every file, every restart), so a file
+        /// that starts again at offset 0, or another file index, does not start the clock again.
+        var started: Double
 
         init(name: String, mimeType: String, size: Int, address: String, now: Double) {
             self.name = name
@@ -51,11 +53,12 @@ final class UploadAssembly: @unchecked Sendable {
 
         /// When it loses its reservation unless more arrives: `stall` seconds after its last
         /// chunk, or once it falls behind `minimumRate` bytes a second counted from its first
-        /// chunk after a grace of `stall` seconds (0: no minimum rate).
-        func due(stall: Double, minimumRate: Double) -> Double {
+        /// chunk after a grace of `stall` seconds (0: no minimum rate); `counted` is the bytes
+        /// accepted for the picker since its first chunk.
+        func due(stall: Double, minimumRate: Double, counted: Int) -> Double {
             let quiet = lastChunk + stall
             guard minimumRate > 0 else { return quiet }
-            return min(quiet, started + stall + Double(received) / minimumRate)
+            return min(quiet, started + stall + Double(counted) / minimumRate)
         }
     }
 
@@ -70,6 +73,10 @@ final class UploadAssembly: @unchecked Sendable {
     let accepted: AcceptedMedia?
     private let budget: UploadBudget
     private var files: [Int: FileInProgress] = [:]
+    /// When this picker's first chunk arrived and the bytes accepted since (see
+    /// `FileInProgress.started`).
+    private var firstChunkAt: Double?
+    private var acceptedBytes = 0
     /// Where each chunk's base64 is decoded: reused, so a chunk is copied once from its
     /// message text to here and once from here to memory or the spool file (and hashed in
     /// place). Owned by this assembly; freed in `deinit`.
@@ -131,7 +138,9 @@ final class UploadAssembly: @unchecked Sendable {
     /// - Returns: The contiguous bytes now held of the chunk's file, and the chunk's size.
     /// - Throws: `UploadRefusal`; an offset that does not continue the file keeps what is
     ///   held, any other violation drops that file's bytes.
-    func add(_ chunk: UploadChunk, from address: String = "", now: Double = 0) throws(UploadRefusal) -> (
+    func add(
+        _ chunk: UploadChunk, from address: String = "", now: Double = 0, stall: Double = 0, minimumRate: Double = 0
+    ) throws(UploadRefusal) -> (
         held: Int, bytes: Int
     ) {
         func refuse(_ reason: String, drop: Bool = true) -> UploadRefusal {
@@ -154,6 +163,15 @@ final class UploadAssembly: @unchecked Sendable {
             guard chunk.size >= 0, others + chunk.size <= maxBytes else {
                 throw refuse("the files add up to more than \(maxBytes) bytes", drop: false)
             }
+            // A picker already behind the minimum rate (counted from its first chunk, over every
+            // file and restart) reserves nothing more: starting over does not buy time.
+            if minimumRate > 0, let first = firstChunkAt,
+                first + stall + Double(acceptedBytes) / minimumRate <= now
+            {
+                throw refuse(
+                    "this upload is slower than \(Int(minimumRate)) bytes a second; choose the files again",
+                    drop: false)
+            }
             // The picker's filter, first on the declared type (the bytes are judged below, once
             // enough of them have arrived).
             if let refusal = accepted?.declaredRefusal(file: chunk.file, name: chunk.name, mimeType: chunk.mimeType) {
@@ -169,8 +187,11 @@ final class UploadAssembly: @unchecked Sendable {
                     "upload budget of this client address exhausted (other uploads from it are in progress);"
                         + " try again later", drop: false)
             }
-            files[chunk.file] = FileInProgress(
+            let started = FileInProgress(
                 name: chunk.name, mimeType: chunk.mimeType, size: chunk.size, address: address, now: now)
+            if firstChunkAt == nil { firstChunkAt = now }
+            started.started = firstChunkAt ?? now
+            files[chunk.file] = started
         }
         guard let file = files[chunk.file] else {
             throw refuse("file \(chunk.file) must start at offset 0 (the host holds 0 bytes of it)", drop: false)
@@ -196,6 +217,7 @@ final class UploadAssembly: @unchecked Sendable {
         file.hash.update(bytes)
         file.received += bytes.count
         file.lastChunk = now
+        acceptedBytes += bytes.count
         if chunk.last {
             guard file.received == file.size else {
                 throw refuse("file \(chunk.file) ended after \(file.received) of \(file.size) bytes")
@@ -313,7 +335,9 @@ final class UploadAssembly: @unchecked Sendable {
     /// When the next file in progress loses its reservation unless more of it arrives
     /// (`FileInProgress.due`), or `nil` when none is in progress.
     func nextDeadline(stall: Double, minimumRate: Double) -> Double? {
-        files.values.lazy.filter { !$0.complete }.map { $0.due(stall: stall, minimumRate: minimumRate) }.min()
+        files.values.lazy.filter { !$0.complete }.map {
+            $0.due(stall: stall, minimumRate: minimumRate, counted: self.acceptedBytes)
+        }.min()
     }
 
     /// Files dropped by `dropStalled`, by cause, with the client addresses they came from.
@@ -335,7 +359,8 @@ final class UploadAssembly: @unchecked Sendable {
     @discardableResult
     func dropStalled(now: Double, stall: Double, minimumRate: Double) -> Dropped {
         var dropped = Dropped()
-        for (index, file) in files where !file.complete && file.due(stall: stall, minimumRate: minimumRate) <= now {
+        for (index, file) in files
+        where !file.complete && file.due(stall: stall, minimumRate: minimumRate, counted: acceptedBytes) <= now {
             if file.lastChunk + stall <= now { dropped.stalled += 1 } else { dropped.slow += 1 }
             dropped.addresses[file.address, default: 0] += 1
             discard(index)
