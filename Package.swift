@@ -178,7 +178,7 @@ let package = Package(
             name: "RemoteModalRobot", dependencies: ["RemoteModalClient", "RemoteModalProtocol"], swiftSettings: strict),
         .target(
             name: "RemoteModalClientWebSocket",
-            dependencies: ["RemoteModalClient", "RemoteModalWebSocket", "RemoteModalTransport"],
+            dependencies: ["RemoteModalClient", "RemoteModalLocking", "RemoteModalWebSocket", "RemoteModalTransport"],
             swiftSettings: strict),
         .testTarget(
             name: "ClientTests",

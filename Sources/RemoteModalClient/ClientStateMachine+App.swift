@@ -49,7 +49,7 @@ extension ClientStateMachine {
         return [
             .send(attempt: number, text: ClientMessage.input(id: id, textFields: textFields).encode()),
             .startTimer(.input(id: id), seconds: configuration.policy.inputInterval),
-        ]
+        ] + inputSent(id, number) + probe(number)
     }
 
     /// Files picked for a picker: checked against its limits, then uploaded.

@@ -38,6 +38,43 @@ extension ClientStateMachine {
         return [.startTimer(.heartbeat(attempt: number), seconds: seconds(heartbeat.activeSeconds))]
     }
 
+    /// Typed values of `id` went to the host: until it is heard after them, the alert is
+    /// `checking` (only with a host that offers the heartbeat, whose ping then follows shortly:
+    /// its `pong` says the values were taken; silence, that the host is not answering).
+    mutating func inputSent(_ id: String, _ number: Int) -> [ClientAction] {
+        guard heartbeat != nil, var form = shown[id] else { return [] }
+        markedChecking.insert(id)
+        guard !form.checking else { return [] }
+        form.checking = true
+        shown[id] = form
+        return [.emit(.update(form))]
+    }
+
+    /// A ping soon after typed values (a host that changes nothing sends nothing), unless one
+    /// is out already.
+    mutating func probe(_ number: Int) -> [ClientAction] {
+        guard phase == .welcomed(number), heartbeat != nil, !pingOutstanding, !markedChecking.isEmpty else {
+            return []
+        }
+        return [.startTimer(.heartbeat(attempt: number), seconds: Self.probeSeconds)]
+    }
+
+    /// How soon after typed values the ping goes (values typed meanwhile put it off).
+    static let probeSeconds = 0.3
+
+    /// The host was heard: values typed before the message are checked (not those sent again
+    /// while it was handled, as on a resume).
+    mutating func inputHeard(_ ids: [String]) -> [ClientAction] {
+        var actions: [ClientAction] = []
+        for id in ids where !markedChecking.contains(id) {
+            guard var form = shown[id], form.checking else { continue }
+            form.checking = false
+            shown[id] = form
+            actions.append(.emit(.update(form)))
+        }
+        return actions
+    }
+
     /// The silence ran out: ask the host for a sign of life.
     mutating func ping(_ number: Int) -> [ClientAction] {
         guard let heartbeat else { return [] }

@@ -137,6 +137,7 @@ extension ClientStateMachine {
                 if let fields = lastInput[shownID] {
                     actions.append(
                         .send(attempt: number, text: ClientMessage.input(id: shownID, textFields: fields).encode()))
+                    actions += inputSent(shownID, number)
                 }
             }
         }

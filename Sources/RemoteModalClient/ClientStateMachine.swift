@@ -65,6 +65,8 @@ public struct ClientStateMachine: Sendable {
     /// A `ping` went out and nothing has come since.
     var pingOutstanding = false
     var pingCount = 0
+    /// Alerts marked `checking` while the current message was handled (not checked by it).
+    var markedChecking: Set<String> = []
 
     /// Creates a machine; nothing happens before `storeLoaded`.
     /// - Parameters:
@@ -133,7 +135,11 @@ public struct ClientStateMachine: Sendable {
             return failed(number, failure)
         case .textReceived(let number, let text):
             guard attempt == number, phase != .connecting(number) else { return [] }
-            return received(text, attempt: number) + beat(number)
+            // Messages come in order: whatever follows typed values comes after the host took them.
+            let checking = order.filter { shown[$0]?.checking == true }
+            markedChecking = []
+            let actions = received(text, attempt: number) + beat(number)
+            return actions + inputHeard(checking) + probe(number)
         case .oversizedReceived(let number, let bytes):
             guard attempt == number else { return [] }
             return [
@@ -308,7 +314,7 @@ public struct ClientStateMachine: Sendable {
             return [
                 .send(attempt: number, text: ClientMessage.input(id: id, textFields: values).encode()),
                 .startTimer(.input(id: id), seconds: configuration.policy.inputInterval),
-            ]
+            ] + inputSent(id, number) + probe(number)
         case .retention:
             if !isConnected { retentionPassed = true }
             return []

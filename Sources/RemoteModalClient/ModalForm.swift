@@ -46,6 +46,10 @@ public struct ModalForm: Sendable, Equatable {
     public internal(set) var fields: [Field]
     /// The choices, in the order they are shown.
     public internal(set) var choices: [Choice]
+    /// Whether typed values went to the host and nothing has been heard from it since, with
+    /// a host that offers the heartbeat (a ping follows them): what the choices' states say
+    /// about those values is not known yet. A client says "checking", never that they are wrong.
+    public internal(set) var checking = false
 
     /// Builds the form of a presented modal.
     /// - Parameters:

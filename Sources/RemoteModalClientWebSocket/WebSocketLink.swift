@@ -1,7 +1,7 @@
 import RemoteModalClient
+import RemoteModalLocking
 import RemoteModalTransport
 import RemoteModalWebSocket
-import Synchronization
 
 /// A `ClientLink` on libwebsockets (`RemoteModalWebSocket`'s `WebSocketClient`): one
 /// service thread, one connection per attempt, offering `remote-modal.v1`.
@@ -21,9 +21,11 @@ public final class WebSocketLink: ClientLink {
 
     private let url: String
     // Held while `connect` runs and while an event looks its entry up, so an event that
-    // arrives before `connect` returned waits for the entry to be recorded.
-    private let table = Mutex(Table())
-    private let client = Mutex<WebSocketClient?>(nil)
+    // arrives before `connect` returned waits for the entry to be recorded. A pthread mutex
+    // (`Locked`), which ThreadSanitizer sees, unlike `Synchronization.Mutex`'s futex on
+    // Linux: the service thread and the client's task meet here.
+    private let table = Locked(Table())
+    private let client = Locked<WebSocketClient?>(nil)
 
     /// Creates the link and its service thread.
     /// - Parameters:

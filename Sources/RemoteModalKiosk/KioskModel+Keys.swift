@@ -123,7 +123,7 @@ extension KioskModel {
     /// chosen as soon as the host enables it (`takeDueChoice`), as the page does.
     mutating func refuse(_ index: Int, in open: OpenModal, now: Double) {
         let choice = open.choices[index]
-        if now - open.typedAt < Self.checkWindow {
+        if (open.hostChecking && connection == .connected) || now - open.typedAt < Self.checkWindow {
             banner = "Checking with the host whether \u{201C}\(choice.title)\u{201D} can be chosen..."
             pendingChoice = PendingChoice(id: open.id, index: index, until: open.typedAt + Self.checkWindow)
         } else if connection != .connected {
@@ -198,6 +198,9 @@ extension KioskModel {
             modals[index] = open
             return intents
         }
+        // Still checking: the host has not been heard since the values went (a silent one is
+        // the connection's to tell), or the window for a host without the heartbeat runs.
+        if modals[index].hostChecking && connection == .connected { return [] }
         guard now >= pending.until else { return [] }
         pendingChoice = nil
         refuse(pending.index, in: modals[index], now: now)

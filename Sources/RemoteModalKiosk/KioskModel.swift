@@ -112,6 +112,9 @@ public struct KioskModel: Sendable {
         /// actions are enabled; for `KioskModel.checkWindow` after it a disabled action is
         /// being checked, not refused.
         public var typedAt = -Double.infinity
+        /// Whether the client core says the host has not been heard since the typed values
+        /// went (`ModalForm.checking`, with a host that offers the heartbeat).
+        public var hostChecking = false
 
         /// The modal's id.
         public var id: String { form.id }
@@ -219,7 +222,9 @@ public struct KioskModel: Sendable {
 
     /// Whether a disabled choice of `open` is still being checked by the host (the person
     /// typed since the host last said which actions are enabled, less than `checkWindow` ago).
-    public func checking(_ open: OpenModal) -> Bool { seenAt - open.typedAt < Self.checkWindow }
+    public func checking(_ open: OpenModal) -> Bool {
+        (open.hostChecking && connection == .connected) || seenAt - open.typedAt < Self.checkWindow
+    }
     /// The clock of the last update (seconds), for the notices' times.
     var clock: @Sendable () -> String
 
@@ -264,6 +269,7 @@ public struct KioskModel: Sendable {
             guard let index = modals.firstIndex(where: { $0.id == form.id }) else { return }
             modals[index].form.setActionStates(form.choices.map(\.enabled))
             modals[index].typedAt = -.infinity
+            modals[index].hostChecking = form.checking
         case .dismiss(let id, let end): dismissed(id, end)
         case .status(let level, let text): notify(level, Self.clean(text))
         case .answerRejected(let id, let error):

@@ -14,6 +14,44 @@ struct HeartbeatTests {
         return harness
     }
 
+    /// The latest `checking` the machine said of `id`'s form.
+    func checking(_ harness: MachineHarness, _ id: String) -> Bool? {
+        harness.updates.reversed().lazy.compactMap { update -> Bool? in
+            if case .update(let form) = update, form.id == id { form.checking } else { nil }
+        }.first
+    }
+
+    @Test func typedValuesAreCheckingUntilTheHostIsHeardAfterThemAndAPingFollowsThem() {
+        var harness = welcomed()
+        harness.present("m1")
+        harness.handle(.typed(id: "m1", textFields: ["ann@example.com", "pw"]))
+        #expect(checking(harness, "m1") == true, "the host has not been heard since the values went")
+        harness.advance(0.35)
+        #expect(harness.pings(on: 1) == 1, "a host that changes nothing sends nothing: a ping asks")
+        harness.host(.pong(id: 1))
+        #expect(checking(harness, "m1") == false, "the pong came after the host took the values")
+    }
+
+    @Test func typedValuesMetBySilenceStayCheckingUntilTheHostIsGivenUp() {
+        var harness = welcomed()
+        harness.present("m1")
+        harness.handle(.typed(id: "m1", textFields: ["ann@example.com", "pw"]))
+        harness.advance(5.2)
+        #expect(checking(harness, "m1") == true, "never said to be checked while the host is silent")
+        harness.advance(0.2)
+        #expect(harness.closed == [1], "the ping after the values went unanswered")
+    }
+
+    @Test func withoutTheHeartbeatTypedValuesAreNeverMarkedChecking() {
+        var harness = MachineHarness(jitter: 1)
+        harness.welcome()
+        harness.present("m1")
+        harness.handle(.typed(id: "m1", textFields: ["ann@example.com", "pw"]))
+        harness.advance(1)
+        #expect(checking(harness, "m1") == nil, "a host without the heartbeat is judged by the client's own window")
+        #expect(harness.pings(on: 1) == 0)
+    }
+
     @Test func anIdleClientPingsAfterTwentySecondsAndGivesASilentHostUpWithinThirty() {
         var harness = welcomed()
         harness.advance(19.9)

@@ -101,7 +101,9 @@ struct RobotSignInTests {
         try host.start()
         defer { flows.dispose() }
         let client = RemoteModalClient(configuration: Self.robotConfiguration, link: InMemoryLink(transport))
-        let robot = ModalRobot(client: client, timeout: .milliseconds(300))
+        // Long enough for the connection on a loaded machine (or under ThreadSanitizer, where
+        // 300 ms was not), short enough for the test: the wait below never ends either way.
+        let robot = ModalRobot(client: client, timeout: .seconds(2))
         client.start()
         try await robot.connected()
         do {

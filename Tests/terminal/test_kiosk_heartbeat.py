@@ -63,3 +63,42 @@ def test_a_stopped_host_is_noticed_within_10_s_with_a_dialog_open_and_30_s_idle(
         busy.close()
         idle.close()
         host.stop()
+
+
+def test_valid_fields_typed_to_a_stopped_host_are_checking_never_refused():
+    """The cold trial's case: a valid e-mail and password typed while the host is stopped.
+    The kiosk says the host is checking (never the rule, as if the fields broke it), Sign In
+    pressed says so too, then the host is said not to answer; back, the sign-in goes."""
+    rule = "Enter an e-mail address and a password"
+    port = free_port()
+    host = start_host(port)
+    kiosk = kiosk_on(port, name="typing")
+    stopped = False
+    try:
+        kiosk.wait_for("| connected")
+        kiosk.keys("1")
+        kiosk.wait_for("== Sign in ==")
+        kiosk.wait_for(rule)
+        os.kill(host.process.pid, signal.SIGSTOP)
+        stopped = True
+        kiosk.keys("bob@example.com", "Enter", "secret", "Enter")
+        kiosk.wait_for("Sign In (checking")
+        time.sleep(2)                       # past the 1 s window of a host without the heartbeat
+        screen = kiosk.screen()
+        assert "Sign In (checking" in screen and rule not in screen, screen
+        kiosk.keys("2")
+        kiosk.wait_for("Checking with the host whether \u201cSign In\u201d can be chosen")
+        capture(kiosk, "stopped-host-typing-checking")
+        kiosk.wait_for(NOT_ANSWERING, seconds=10)
+        assert "not available" not in kiosk.screen(), kiosk.screen()
+        os.kill(host.process.pid, signal.SIGCONT)
+        stopped = False
+        kiosk.wait_for("| connected", seconds=15)
+        kiosk.wait_for("[2] Sign In  <- Enter", seconds=10)
+        kiosk.keys("Enter")
+        kiosk.wait_for("Signed in as bob@example.com")
+    finally:
+        if stopped:
+            os.kill(host.process.pid, signal.SIGCONT)
+        kiosk.close()
+        host.stop()
