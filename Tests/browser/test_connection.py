@@ -3,7 +3,6 @@ the ?ws= rule, a page without its token."""
 import time
 
 from selenium.webdriver.common.by import By
-from selenium.common.exceptions import ElementNotInteractableException
 from selenium.webdriver.common.keys import Keys
 
 from browser_support import RestartableHost
@@ -151,13 +150,8 @@ def test_enter_while_offline_says_the_connection_is_what_is_missing(host, proxy,
     password.send_keys(Keys.ENTER)
     page.wait(3).until(lambda d: "Offline: the host checks what you typed when the connection is back" in dialog.text)
     assert "Fill in the fields first" not in dialog.text
-    proxy.restore()
-    retry = dialog.find_element(By.CSS_SELECTOR, ".connection-line button")   # Retry now, in the dialog
-    if retry.is_displayed():                 # unless the page's own attempt came first
-        try:
-            retry.click()
-        except ElementNotInteractableException:
-            pass
+    page.restore_before_retry(proxy)
+    dialog.find_element(By.CSS_SELECTOR, ".connection-line button").click()   # Retry now, in the dialog
     page.wait().until(lambda d: page.connection_state() == "open")
     # Back online, the typed values reach the host and Sign In works.
     page.wait().until(lambda d: page.button(dialog, "Sign In").is_enabled())
