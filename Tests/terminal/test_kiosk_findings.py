@@ -14,6 +14,7 @@ import pytest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "python"))
+from grey_picture import GreyPicture  # noqa: E402
 from hosts import ROOT, Host, free_port  # noqa: E402
 from test_kiosk import KIOSK, Tmux  # noqa: E402
 from test_kiosk_options import ScriptedHost  # noqa: E402
@@ -335,17 +336,16 @@ def test_a_hostile_flood_stays_bounded_in_memory_and_ctrl_c_works(scripted):
 def picture(rows, path, light_glyphs):
     """The captured rows as a dark terminal shows them: a glyph's half is its foreground
     (light), the rest the background (dark); 4 pixels a module."""
-    from PIL import Image
     width = max(len(row) for row in rows)
-    image = Image.new("L", (width * 4, len(rows) * 8), 0)
+    image = GreyPicture(width * 4, len(rows) * 8)
     for y, row in enumerate(rows):
         for x, character in enumerate(row):
             top = character in "\u2588\u2580"
             bottom = character in "\u2588\u2584"
             for half, lit in ((0, top), (1, bottom)):
                 if lit == light_glyphs:
-                    image.paste(255, (x * 4, y * 8 + half * 4, x * 4 + 4, y * 8 + half * 4 + 4))
-    framed = Image.new("L", (image.width + 32, image.height + 32), 0)
+                    image.fill((x * 4, y * 8 + half * 4, x * 4 + 4, y * 8 + half * 4 + 4), 255)
+    framed = GreyPicture(image.width + 32, image.height + 32)
     framed.paste(image, (16, 16))
     framed.save(path)
 

@@ -12,6 +12,7 @@ import urllib.request
 import pytest
 
 from test_kiosk import KIOSK, Tmux, host  # noqa: F401  (the host fixture; puts Tests/python on the path)
+from grey_picture import GreyPicture  # noqa: E402
 from hosts import Host, OIDCProvider, free_port  # noqa: E402
 
 SHOTS = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
@@ -211,16 +212,15 @@ def on_white(rows, path):
     halves on the white it sets over the code and its 2-module quiet zone (one text row above
     and below, two columns past the longest row: capture-pane drops trailing blanks), the
     terminal's dark background beyond; 4 pixels a module."""
-    from PIL import Image
     width = max(len(row) for row in rows) + 2
-    image = Image.new("L", ((width + 8) * 4, (len(rows) + 6) * 8), 0)
-    image.paste(255, (16, 16, 16 + width * 4, 16 + (len(rows) + 2) * 8))
+    image = GreyPicture((width + 8) * 4, (len(rows) + 6) * 8)
+    image.fill((16, 16, 16 + width * 4, 16 + (len(rows) + 2) * 8), 255)
     for y, row in enumerate(rows):
         for x, character in enumerate(row):
             for half, dark in ((0, character in "\u2588\u2580"), (1, character in "\u2588\u2584")):
                 if dark:
                     top = 16 + (y + 1) * 8 + half * 4
-                    image.paste(0, (16 + x * 4, top, 16 + x * 4 + 4, top + 4))
+                    image.fill((16 + x * 4, top, 16 + x * 4 + 4, top + 4), 0)
     image.save(path)
 
 
