@@ -2,7 +2,8 @@
 // lost and named, modals that ended while away, the ?ws= rule. Run: node --test Tests/js/
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { ModalClient, resolveSocketURL } from "../../web/js/protocol.js";
+import { ModalClient } from "../../web/js/protocol.js";
+import { resolveSocketURL } from "../../web/js/socketURL.js";
 import { formatBytes, formatBytesPair } from "../../web/js/format.js";
 import { FakeSocket, MemoryStorage, reconnect, settle, welcomed } from "./support.mjs";
 

@@ -4,7 +4,8 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { ModalClient, backoffDelay, toBase64, resolveSocketURL, CHUNK_BYTES } from "../../web/js/protocol.js";
+import { ModalClient, backoffDelay, toBase64, CHUNK_BYTES } from "../../web/js/protocol.js";
+import { resolveSocketURL } from "../../web/js/socketURL.js";
 import { formatBytes } from "../../web/js/format.js";
 
 const fixture = (name) => readFileSync(fileURLToPath(new URL(`../Fixtures/protocol/${name}.json`, import.meta.url)), "utf8").trim();

@@ -1,5 +1,6 @@
 // The page: connection state, controls, notices, and the modals the host presents.
-import { ModalClient, resolveSocketURL } from "./protocol.js";
+import { ModalClient } from "./protocol.js";
+import { resolveSocketURL } from "./socketURL.js";
 import { capabilities } from "./modals/index.js";
 import { openModal, setBusy } from "./modals/dialog.js";
 import "./signature.js";
