@@ -258,12 +258,17 @@ extension ClientStateMachine {
             return actions
         }
         if error.code == .uploadInvalid,
-            let id = order.first(where: {
-                uploads[$0]?.running == true || (uploads[$0] != nil && error.ref == "result")
-            })
+            let id = error.id.flatMap({ uploads[$0] != nil ? $0 : nil })
+                ?? order.first(where: {
+                    uploads[$0]?.running == true || (uploads[$0] != nil && error.ref == "result")
+                })
         {
             uploads[id]?.pause()
             uploads[id]?.stopped = error.message
+            // What the host holds of the refused file is where a retry goes on (0: from the start).
+            if error.ref == "upload", let file = error.file, let held = error.held {
+                uploads[id]?.hold(file: file, bytes: held)
+            }
             var actions: [ClientAction] = [.emit(.uploadStopped(id: id, message: error.message))]
             if error.ref == "result", outbox.contains(where: { $0.id == id }) {
                 outbox.removeAll { $0.id == id }
@@ -272,11 +277,12 @@ extension ClientStateMachine {
             return actions
         }
         let refusals: [ErrorCode] = [.badMessage, .actionDisabled, .uploadInvalid]
-        if refusals.contains(error.code), error.ref == "result" || error.ref == "failure", let id = lastAnswered,
-            outbox.contains(where: { $0.id == id })
+        // The refused answer is the one the error names (its `id`), else the last one sent.
+        if refusals.contains(error.code), error.ref == "result" || error.ref == "failure",
+            let id = error.id ?? lastAnswered, outbox.contains(where: { $0.id == id })
         {
             outbox.removeAll { $0.id == id }
-            lastAnswered = nil
+            if lastAnswered == id { lastAnswered = nil }
             return [snapshot(), .emit(.answerRejected(id: id, error))]
         }
         return [.emit(.hostError(error))]

@@ -91,6 +91,13 @@ struct UploadPlan: Sendable, Equatable {
         }
     }
 
+    /// The host said it holds `bytes` of `file` after refusing a chunk: fewer than it
+    /// acknowledged when it dropped them. A retry goes on from there.
+    mutating func hold(file: Int, bytes: Int) {
+        guard files.indices.contains(file), !done[file] else { return }
+        acknowledged[file] = min(max(0, bytes), files[file].size)
+    }
+
     /// Continues from what the host acknowledged (after `rate_limited` or a retry); `held`, when
     /// the host said it, is what it holds of one file.
     mutating func rewind(held: (file: Int, bytes: Int)? = nil) {
