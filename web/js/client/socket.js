@@ -60,6 +60,21 @@ export class ModalClient extends EventTarget {
   get isOpen() { return this.machine.isOpen; }
   /** The current attempt's socket, if any. */
   get ws() { return this.sockets.get(this.machine.link?.attempt) ?? null; }
+  /** When the next attempt starts (ms, `now()`), while reconnecting. */
+  get retryAt() { return this.machine.retryAt ?? null; }
+  /** The hello's `client` object ({kind, name, group}): a change goes into the next hello. */
+  get client() { return this.machine.client; }
+
+  /** Puts one message on the wire (every message the machine sends goes through here). */
+  send(message, attempt = this.machine.link?.attempt) {
+    const ws = this.sockets.get(attempt);
+    if (ws?.readyState !== 1) return false;
+    ws.send(JSON.stringify(message));
+    return true;
+  }
+
+  /** Handles `text` as if the host had sent it on the current connection (tests, debugging). */
+  receive(text) { this.handle({ type: "text", attempt: this.machine.link?.attempt, text }); }
 
   handle(event) {
     for (const action of this.machine.handle(event)) this.run(action);
@@ -68,11 +83,7 @@ export class ModalClient extends EventTarget {
   run(action) {
     switch (action.do) {
       case "open": return this.open(action.attempt);
-      case "send": {
-        const ws = this.sockets.get(action.attempt);
-        if (ws?.readyState === 1) ws.send(JSON.stringify(action.message));
-        return undefined;
-      }
+      case "send": return this.send(action.message, action.attempt);
       case "closeLink": return this.closeLink(action);
       case "startTimer":
         clearTimeout(this.timers.get(action.name));
