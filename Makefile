@@ -35,7 +35,8 @@ test-package: bootstrap
 test-python: build
 	.venv/bin/python -m pytest -q Tests/python
 
-## The browser's protocol client against the golden fixtures (Node's test runner).
+## The browser's protocol client against the golden fixtures and the shared client
+## scenarios of Tests/Fixtures/client-scenarios (Node's test runner).
 test-js:
 	node --test Tests/js/
 
