@@ -1,6 +1,6 @@
 // Uploads: paced by the window, progress from acknowledgements, resumed at the host's
 // offsets, cancellable at any moment, a refusal recoverable. Run: node --test Tests/js/
-import { test } from "node:test";
+import { mock, test } from "node:test";
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { CHUNK_BYTES } from "../../web/js/protocol.js";
@@ -256,7 +256,10 @@ test("files chosen again after a reload go on from what the host holds only wher
   client.close();
 });
 
-test("chunks met by silence give the connection up, and the upload goes on after the resume", async () => {
+test("chunks met by silence give the connection up, and the upload goes on after the resume", async (t) => {
+  // Virtual time: with real 40 ms timers a loaded machine once let the watchdog fire early.
+  mock.timers.enable({ apis: ["setTimeout"] });
+  t.after(() => mock.timers.reset());
   const { client, socket } = welcomed({ answerTimeoutMs: 40 });
   socket.receive(picker("m1", 1, { uploadWindow: 4 }));
   const upload = client.upload("m1", [file("a.png", CHUNK_BYTES * 6)]);
@@ -264,10 +267,13 @@ test("chunks met by silence give the connection up, and the upload goes on after
   assert.equal(socket.messages("upload").length, 4);
   // An acknowledgement in time keeps the connection...
   socket.receive({ type: "uploadAck", seq: 2, id: "m1", file: 0, received: CHUNK_BYTES });
-  await new Promise((resolve) => setTimeout(resolve, 30));
+  await settle();
+  mock.timers.tick(30);
+  await settle();
   assert.equal(client.state, "open");
   // ...then the network stalls: no acknowledgement of what was sent.
-  await new Promise((resolve) => setTimeout(resolve, 80));
+  mock.timers.tick(80);
+  await settle();
   assert.equal(client.state, "reconnecting", "a stalled upload is noticed, not shown as Connected");
   const resumed = reconnect(client, { session: "s1", resumed: true });
   resumed.receive({ type: "controls", seq: 3, items: [] });
