@@ -52,15 +52,8 @@ public struct ConformanceScenario: Sendable {
         "alert", "an alert with an e-mail and a password field; Sign In enabled by a rule over them (enabledIf)",
         needs: ["alert"]
     ) { context in
-        let record = context.present(
-            ConformanceContext.alert(
-                title: "Sign in",
-                instructions: [.type("ann@example.com", field: 1), .type("pw", field: 2), .choose("Sign In")],
-                fields: [("email", "e-mail"), ("password", "password")],
-                actions: [("Cancel", "cancel", true), ("Sign In", "default", false)]),
-            rule: ConformanceContext.signInRule)
-        try context.judgeAlert(
-            record, answer: try context.awaitAnswer(record), choose: "Sign In", texts: ["ann@example.com", "pw"])
+        let record = context.presentSignIn(title: "Sign in", email: "ann@example.com", password: "pw")
+        try context.judgeSignIn(record, email: "ann@example.com", password: "pw")
     }
 
     static let sheet = ConformanceScenario(
@@ -274,19 +267,12 @@ public struct ConformanceScenario: Sendable {
         "drop-dialog", "the connection dropped mid-dialog: resume with lastSeq, the dialog re-presented, answered once",
         needs: ["alert"]
     ) { context in
-        let record = context.present(
-            ConformanceContext.alert(
-                title: "Sign in again",
-                instructions: [.type("bob@example.com", field: 1), .type("pw2", field: 2), .choose("Sign In")],
-                fields: [("email", "e-mail"), ("password", "password")],
-                actions: [("Cancel", "cancel", true), ("Sign In", "default", false)]),
-            rule: ConformanceContext.signInRule)
+        let record = context.presentSignIn(title: "Sign in again", email: "bob@example.com", password: "pw2")
         // Mid-dialog: straight after the present, so that even a script has not answered yet
         // (an answer sent meanwhile is lost with the connection and must come again).
         context.drop(reason: "conformance: dropped mid-dialog")
         _ = try context.awaitResume(after: "a drop mid-dialog")
-        try context.judgeAlert(
-            record, answer: try context.awaitAnswer(record), choose: "Sign In", texts: ["bob@example.com", "pw2"])
+        try context.judgeSignIn(record, email: "bob@example.com", password: "pw2")
     }
 
     static let dropAnswer = ConformanceScenario(
