@@ -176,6 +176,16 @@ extension ConformanceContext {
         accept(record.id, answer: answer)
     }
 
+    /// A picker whose prompt says `instruction` (an upload), its uploads judged on a window of
+    /// `window` chunks and on the types the kind takes (images; audio and video).
+    func presentPicker(_ kind: String, _ instruction: Instruction, window: Int, fields: [(String, JSONValue)])
+        -> ModalRecord
+    {
+        present(
+            Self.picker(kind: kind, instruction: instruction, fields: fields),
+            upload: UploadState(window: window, accepts: kind == "photoPicker" ? ["image/"] : ["audio/", "video/"]))
+    }
+
     static func picker(kind: String, instruction: Instruction, fields: [(String, JSONValue)]) -> JSONValue {
         .object(
             [("kind", .string(kind))] + fields + [

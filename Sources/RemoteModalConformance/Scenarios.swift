@@ -122,11 +122,9 @@ public struct ConformanceScenario: Sendable {
     static let photo = ConformanceScenario(
         "photo", "a photo picker: two images uploaded within a window of 4, SHA-256 checked", needs: ["photoPicker"]
     ) { context in
-        let instruction = Instruction.upload(count: 2, bytes: 40_000, mimeType: "image/png")
-        let record = context.present(
-            ConformanceContext.picker(
-                kind: "photoPicker", instruction: instruction, fields: [("selectionLimit", 2), ("filter", ["image"])]),
-            upload: UploadState(window: 4, accepts: ["image/"]))
+        let record = context.presentPicker(
+            "photoPicker", .upload(count: 2, bytes: 40_000, mimeType: "image/png"), window: 4,
+            fields: [("selectionLimit", 2), ("filter", ["image"])])
         try context.judgePicker(record, count: 2, bytes: 40_000)
     }
 
@@ -134,12 +132,9 @@ public struct ConformanceScenario: Sendable {
         "media", "a media picker: one audio file of five chunks within a window of 2, SHA-256 checked",
         needs: ["mediaPicker"]
     ) { context in
-        let instruction = Instruction.upload(count: 1, bytes: 150_000, mimeType: "audio/mpeg")
-        let record = context.present(
-            ConformanceContext.picker(
-                kind: "mediaPicker", instruction: instruction,
-                fields: [("types", ["audio"]), ("allowsMultiple", false)]),
-            upload: UploadState(window: 2, accepts: ["audio/", "video/"]))
+        let record = context.presentPicker(
+            "mediaPicker", .upload(count: 1, bytes: 150_000, mimeType: "audio/mpeg"), window: 2,
+            fields: [("types", ["audio"]), ("allowsMultiple", false)])
         try context.judgePicker(record, count: 1, bytes: 150_000)
     }
 
@@ -305,11 +300,9 @@ public struct ConformanceScenario: Sendable {
         "drop-upload", "the connection dropped mid-upload: resume, go on from `received`, bytes and SHA-256 checked",
         needs: ["photoPicker"]
     ) { context in
-        let instruction = Instruction.upload(count: 1, bytes: 300_000, mimeType: "image/png")
-        let record = context.present(
-            ConformanceContext.picker(
-                kind: "photoPicker", instruction: instruction, fields: [("selectionLimit", 1), ("filter", ["image"])]),
-            upload: UploadState(window: 4, accepts: ["image/"]))
+        let record = context.presentPicker(
+            "photoPicker", .upload(count: 1, bytes: 300_000, mimeType: "image/png"), window: 4,
+            fields: [("selectionLimit", 1), ("filter", ["image"])])
         while (record.upload?.chunksStored ?? 0) < 3 {
             guard let event = context.next() else {
                 throw ScenarioFailure(.instructions, "\(record.id): fewer than 3 chunks within \(context.seconds)")
