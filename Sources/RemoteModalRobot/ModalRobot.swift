@@ -207,12 +207,11 @@ public actor ModalRobot {
             }
             client.answer(id, .answer(.callbackURL(reached)))
             try await settled(id, "the callback address")
-        case .page(let reached, let status):
+        case .page(_, let status):
             // A host-served callback: the host resolves the modal itself and dismisses it.
             guard callbackURL != nil else {
                 throw RobotError("sign in: \(id) ended on a page (\(status)), not on its callback scheme", seen)
             }
-            _ = reached
             try await settled(id, "the host's callback")
         }
         return outcome
