@@ -204,6 +204,8 @@ let package = Package(
             dependencies: [
                 "RemoteModalConformance", "RemoteModalProtocol", "RemoteModalTransport", "RemoteModalTestSupport",
                 "RemoteModalLocking",
+                // The robot over a real socket (RobotConformanceTests).
+                "RemoteModalClient", "RemoteModalClientWebSocket", "RemoteModalRobot", "RemoteModalWebSocket",
             ],
             swiftSettings: strict),
 

@@ -131,7 +131,8 @@ public struct ConformanceReport: Sendable, Equatable {
     public var exitStatus: Int32 { failures.isEmpty ? 0 : 1 }
 
     /// One line per scenario (`PASS name`), one indented line per rule broken, and a summary
-    /// naming each failed scenario and its first rule.
+    /// naming each failed scenario and its first rule; "all N scenarios passed" only when
+    /// none failed and none was skipped, and a line naming the skipped ones when any was.
     public var text: String {
         let width = outcomes.map(\.name.count).max() ?? 0
         var lines: [String] = []
@@ -145,14 +146,22 @@ public struct ConformanceReport: Sendable, Equatable {
             }
         }
         let passed = outcomes.filter { $0.verdict == .pass }.count
-        let skipped = outcomes.filter { $0.verdict == .skip }.count
-        if failures.isEmpty {
-            lines.append("conformance: all \(passed) scenarios passed\(skipped > 0 ? ", \(skipped) skipped" : "")")
+        let skipped = outcomes.filter { $0.verdict == .skip }.map(\.name)
+        if failures.isEmpty && skipped.isEmpty {
+            lines.append("conformance: all \(passed) scenarios passed")
+        } else if failures.isEmpty {
+            lines.append("conformance: \(passed) of \(outcomes.count) scenarios passed; not all passed:")
         } else {
             let named = failures.map { "\($0.name) (\($0.violations.first?.rule.section ?? "?"))" }
             lines.append(
                 "conformance: \(failures.count) of \(outcomes.count) scenarios failed: \(named.joined(separator: ", "))"
             )
+        }
+        // A skip checked nothing: said on a line of its own, never folded into "passed".
+        if !skipped.isEmpty {
+            lines.append(
+                "conformance: \(skipped.count) skipped, not checked (a kind not advertised): "
+                    + skipped.joined(separator: ", "))
         }
         return lines.joined(separator: "\n")
     }

@@ -30,6 +30,22 @@ extension ConformanceContext {
         fields.count == 2 && fields[0].contains("@") && !fields[1].isEmpty
     }
 
+    /// A sign-in alert (e-mail, password; Cancel, and Sign In enabled by `signInRule`) whose
+    /// text says to type `email` and `password` and choose Sign In.
+    func presentSignIn(title: String, email: String, password: String) -> ModalRecord {
+        present(
+            Self.alert(
+                title: title, instructions: [.type(email, field: 1), .type(password, field: 2), .choose("Sign In")],
+                fields: [("email", "e-mail"), ("password", "password")],
+                actions: [("Cancel", "cancel", true), ("Sign In", "default", false)]),
+            rule: Self.signInRule)
+    }
+
+    /// Waits for the answer to a `presentSignIn` alert and judges it: Sign In with those texts.
+    func judgeSignIn(_ record: ModalRecord, email: String, password: String) throws {
+        try judgeAlert(record, answer: try awaitAnswer(record), choose: "Sign In", texts: [email, password])
+    }
+
     /// An alert whose text says to wait: the host dismisses it.
     func presentWait(title: String) -> ModalRecord {
         present(
@@ -158,6 +174,16 @@ extension ConformanceContext {
                 "\(record.id): \(sizes.count) file(s) of \(sizes) bytes, the text said \(count) of \(bytes)")
         }
         accept(record.id, answer: answer)
+    }
+
+    /// A picker whose prompt says `instruction` (an upload), its uploads judged on a window of
+    /// `window` chunks and on the types the kind takes (images; audio and video).
+    func presentPicker(_ kind: String, _ instruction: Instruction, window: Int, fields: [(String, JSONValue)])
+        -> ModalRecord
+    {
+        present(
+            Self.picker(kind: kind, instruction: instruction, fields: fields),
+            upload: UploadState(window: window, accepts: kind == "photoPicker" ? ["image/"] : ["audio/", "video/"]))
     }
 
     static func picker(kind: String, instruction: Instruction, fields: [(String, JSONValue)]) -> JSONValue {

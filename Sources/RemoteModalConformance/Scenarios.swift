@@ -52,15 +52,8 @@ public struct ConformanceScenario: Sendable {
         "alert", "an alert with an e-mail and a password field; Sign In enabled by a rule over them (enabledIf)",
         needs: ["alert"]
     ) { context in
-        let record = context.present(
-            ConformanceContext.alert(
-                title: "Sign in",
-                instructions: [.type("ann@example.com", field: 1), .type("pw", field: 2), .choose("Sign In")],
-                fields: [("email", "e-mail"), ("password", "password")],
-                actions: [("Cancel", "cancel", true), ("Sign In", "default", false)]),
-            rule: ConformanceContext.signInRule)
-        try context.judgeAlert(
-            record, answer: try context.awaitAnswer(record), choose: "Sign In", texts: ["ann@example.com", "pw"])
+        let record = context.presentSignIn(title: "Sign in", email: "ann@example.com", password: "pw")
+        try context.judgeSignIn(record, email: "ann@example.com", password: "pw")
     }
 
     static let sheet = ConformanceScenario(
@@ -129,11 +122,9 @@ public struct ConformanceScenario: Sendable {
     static let photo = ConformanceScenario(
         "photo", "a photo picker: two images uploaded within a window of 4, SHA-256 checked", needs: ["photoPicker"]
     ) { context in
-        let instruction = Instruction.upload(count: 2, bytes: 40_000, mimeType: "image/png")
-        let record = context.present(
-            ConformanceContext.picker(
-                kind: "photoPicker", instruction: instruction, fields: [("selectionLimit", 2), ("filter", ["image"])]),
-            upload: UploadState(window: 4, accepts: ["image/"]))
+        let record = context.presentPicker(
+            "photoPicker", .upload(count: 2, bytes: 40_000, mimeType: "image/png"), window: 4,
+            fields: [("selectionLimit", 2), ("filter", ["image"])])
         try context.judgePicker(record, count: 2, bytes: 40_000)
     }
 
@@ -141,12 +132,9 @@ public struct ConformanceScenario: Sendable {
         "media", "a media picker: one audio file of five chunks within a window of 2, SHA-256 checked",
         needs: ["mediaPicker"]
     ) { context in
-        let instruction = Instruction.upload(count: 1, bytes: 150_000, mimeType: "audio/mpeg")
-        let record = context.present(
-            ConformanceContext.picker(
-                kind: "mediaPicker", instruction: instruction,
-                fields: [("types", ["audio"]), ("allowsMultiple", false)]),
-            upload: UploadState(window: 2, accepts: ["audio/", "video/"]))
+        let record = context.presentPicker(
+            "mediaPicker", .upload(count: 1, bytes: 150_000, mimeType: "audio/mpeg"), window: 2,
+            fields: [("types", ["audio"]), ("allowsMultiple", false)])
         try context.judgePicker(record, count: 1, bytes: 150_000)
     }
 
@@ -274,19 +262,12 @@ public struct ConformanceScenario: Sendable {
         "drop-dialog", "the connection dropped mid-dialog: resume with lastSeq, the dialog re-presented, answered once",
         needs: ["alert"]
     ) { context in
-        let record = context.present(
-            ConformanceContext.alert(
-                title: "Sign in again",
-                instructions: [.type("bob@example.com", field: 1), .type("pw2", field: 2), .choose("Sign In")],
-                fields: [("email", "e-mail"), ("password", "password")],
-                actions: [("Cancel", "cancel", true), ("Sign In", "default", false)]),
-            rule: ConformanceContext.signInRule)
+        let record = context.presentSignIn(title: "Sign in again", email: "bob@example.com", password: "pw2")
         // Mid-dialog: straight after the present, so that even a script has not answered yet
         // (an answer sent meanwhile is lost with the connection and must come again).
         context.drop(reason: "conformance: dropped mid-dialog")
         _ = try context.awaitResume(after: "a drop mid-dialog")
-        try context.judgeAlert(
-            record, answer: try context.awaitAnswer(record), choose: "Sign In", texts: ["bob@example.com", "pw2"])
+        try context.judgeSignIn(record, email: "bob@example.com", password: "pw2")
     }
 
     static let dropAnswer = ConformanceScenario(
@@ -319,11 +300,9 @@ public struct ConformanceScenario: Sendable {
         "drop-upload", "the connection dropped mid-upload: resume, go on from `received`, bytes and SHA-256 checked",
         needs: ["photoPicker"]
     ) { context in
-        let instruction = Instruction.upload(count: 1, bytes: 300_000, mimeType: "image/png")
-        let record = context.present(
-            ConformanceContext.picker(
-                kind: "photoPicker", instruction: instruction, fields: [("selectionLimit", 1), ("filter", ["image"])]),
-            upload: UploadState(window: 4, accepts: ["image/"]))
+        let record = context.presentPicker(
+            "photoPicker", .upload(count: 1, bytes: 300_000, mimeType: "image/png"), window: 4,
+            fields: [("selectionLimit", 1), ("filter", ["image"])])
         while (record.upload?.chunksStored ?? 0) < 3 {
             guard let event = context.next() else {
                 throw ScenarioFailure(.instructions, "\(record.id): fewer than 3 chunks within \(context.seconds)")

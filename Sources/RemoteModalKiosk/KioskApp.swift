@@ -49,8 +49,10 @@ public final class KioskApp: Sendable {
         let key = affinity ?? group ?? String(UInt64.random(in: 1...UInt64.max), radix: 36)
         let encoded = key.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "kiosk"
         let link = try WebSocketLink(url: url + (url.contains("?") ? "&" : "?") + "affinity=\(encoded)", caFile: caFile)
+        // A script advertises the custom kinds it answers, so that a host presents them.
         let configuration = ClientConfiguration(
-            client: ClientDescription(kind: "kiosk", name: name, group: group), token: token)
+            client: ClientDescription(kind: "kiosk", name: name, group: group),
+            capabilities: ClientConfiguration.allKinds + (script?.customCapabilities ?? []), token: token)
         let client = RemoteModalClient(configuration: configuration, link: link)
         self.client.withLock { $0 = client }
         if let script {

@@ -1,5 +1,6 @@
 import Foundation
 import RemoteModalClient
+import RemoteModalProtocol
 import RemoteModalRobot
 
 /// An unattended kiosk's script: steps run in order, each within its timeout, answered by
@@ -10,11 +11,19 @@ import RemoteModalRobot
 ///  {"tap": "approve"},
 ///  {"expect": "Sign in", "fill": {"email": "ann@example.com", "password": "pw"}, "pick": "Sign In"},
 ///  {"expect": "Approve request?", "pick": "Approve", "timeout": 20},
-///  {"status": "Approved by", "timeout": 10}]
+///  {"status": "Approved by", "timeout": 10},
+///  {"files": ["photo.png"]},
+///  {"signIn": true},
+///  {"custom": "signature", "answer": {"strokes": 3}}]
 /// ```
 ///
 /// `fill` is either a list (the form's fields in order) or an object keyed by meaning
 /// (`email`, `password`, `to`, `subject`, `body`, a placeholder or a content type).
+/// `files` picks files for the next photo or media picker: paths relative to the script's
+/// folder, regular files only, within the picker's limits (as a person's typed paths).
+/// `signIn` follows the next web authentication's address as a person's phone would.
+/// `custom` names a custom kind the script answers with `answer` (any JSON); the kiosk
+/// advertises `custom:NAME` for each (`customCapabilities`).
 public struct KioskScript: Decodable, Sendable, Equatable {
     /// What to type into a dialog's fields.
     public enum Fill: Decodable, Sendable, Equatable {
@@ -48,6 +57,14 @@ public struct KioskScript: Decodable, Sendable, Equatable {
         public var pick: String?
         /// Wait for a notice containing this text.
         public var status: String?
+        /// Files to pick for the next photo or media picker (relative to the script's folder).
+        public var files: [String]?
+        /// Follow the next web authentication's address (`true`).
+        public var signIn: Bool?
+        /// Wait for a modal of this custom kind and answer it with `answer`.
+        public var custom: String?
+        /// The custom kind's answer (the `result` value).
+        public var answer: ScriptJSON?
         /// Just wait this many seconds (for example until the other kiosks of a group joined).
         public var wait: Double?
         /// Seconds to wait for the step (default 30).
@@ -56,6 +73,15 @@ public struct KioskScript: Decodable, Sendable, Equatable {
 
     /// The steps.
     public var steps: [Step]
+    /// The folder relative file paths start from (the script's own, when loaded from a file).
+    public var folder: String?
+
+    /// `custom:NAME` for every custom kind a step answers: the kiosk advertises these.
+    public var customCapabilities: [String] {
+        var seen: [String] = []
+        for name in steps.compactMap(\.custom) where !seen.contains("custom:" + name) { seen.append("custom:" + name) }
+        return seen
+    }
 
     /// Decodes a script from a JSON array of steps.
     /// - Parameter decoder: The decoder.
@@ -69,7 +95,59 @@ public struct KioskScript: Decodable, Sendable, Equatable {
     /// - Returns: The script.
     /// - Throws: When it cannot be read or decoded.
     public static func load(_ path: String) throws -> KioskScript {
-        try JSONDecoder().decode(KioskScript.self, from: Data(contentsOf: URL(fileURLWithPath: path)))
+        let url = URL(fileURLWithPath: path)
+        var script = try JSONDecoder().decode(KioskScript.self, from: Data(contentsOf: url))
+        script.folder = url.deletingLastPathComponent().path
+        return script
+    }
+
+    /// A path of a `files` step: absolute, `~`, or relative to `folder`.
+    /// - Parameter path: As written.
+    /// - Returns: The path to open.
+    public func resolve(_ path: String) -> String {
+        let expanded = (path as NSString).expandingTildeInPath
+        guard !expanded.hasPrefix("/"), let folder else { return expanded }
+        return (folder as NSString).appendingPathComponent(expanded)
+    }
+}
+
+/// Any JSON value in a script (a custom kind's answer), as the protocol's `JSONValue`.
+public struct ScriptJSON: Decodable, Sendable, Equatable {
+    /// The value.
+    public var value: JSONValue
+
+    struct Key: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+
+    /// Decodes null, a boolean, a number, a string, an array or an object (keys sorted).
+    /// - Parameter decoder: The decoder.
+    /// - Throws: When it is none of these.
+    public init(from decoder: any Decoder) throws {
+        if let object = try? decoder.container(keyedBy: Key.self) {
+            value = .object(
+                try object.allKeys.map(\.stringValue).sorted().map {
+                    ($0, try object.decode(ScriptJSON.self, forKey: Key(stringValue: $0)).value)
+                })
+        } else if var array = try? decoder.unkeyedContainer() {
+            var values: [JSONValue] = []
+            while !array.isAtEnd { values.append(try array.decode(ScriptJSON.self).value) }
+            value = .array(values)
+        } else {
+            let single = try decoder.singleValueContainer()
+            if single.decodeNil() {
+                value = .null
+            } else if let bool = try? single.decode(Bool.self) {
+                value = .bool(bool)
+            } else if let number = try? single.decode(Double.self) {
+                value = .number(number)
+            } else {
+                value = .string(try single.decode(String.self))
+            }
+        }
     }
 }
 
@@ -92,6 +170,11 @@ public struct ScriptRunner: Sendable {
     }
 
     struct TimedOut: Error {}
+
+    struct ScriptError: Error, CustomStringConvertible {
+        let description: String
+        init(_ description: String) { self.description = description }
+    }
 
     /// Runs every step.
     /// - Returns: 0 when every step was done, 1 when one timed out or failed.
@@ -125,6 +208,25 @@ public struct ScriptRunner: Sendable {
         } else if let control = step.tap {
             try await robot.tap(control)
             log(#"{"event":"tap","control":\#(Self.quote(control))}"#)
+        } else if let paths = step.files {
+            let dialog = try await robot.dialog("a picker") { form in
+                (form.kind == "photoPicker" || form.kind == "mediaPicker")
+                    && (step.expect.map { form.title == $0 } ?? true)
+            }
+            guard let modal = await dialog.form?.modal else { throw ScriptError("the picker ended before its files") }
+            switch DiskFile.open(paths.map(script.resolve), for: modal) {
+            case .failure(let refusal): throw ScriptError(refusal.message)
+            case .success(let files): try await dialog.pick(files)
+            }
+            log(#"{"event":"picked","files":\#(paths.count)}"#)
+        } else if step.signIn == true {
+            let outcome = try await robot.webAuthentication().signIn()
+            let how = if case .callback = outcome { "callback" } else { "page" }
+            log(#"{"event":"signedIn","by":"\#(how)"}"#)
+        } else if let name = step.custom {
+            guard let answer = step.answer else { throw ScriptError("the custom step \(name) has no answer") }
+            try await robot.custom(name).answer(answer.value)
+            log(#"{"event":"answered","custom":\#(Self.quote(name))}"#)
         } else if let title = step.expect {
             let dialog = try await robot.dialog("a modal titled \u{201C}\(title)\u{201D}") { $0.title == title }
             let fields = await dialog.form?.fields.map(\.key) ?? []

@@ -113,6 +113,22 @@ public actor ModalRobot {
         try await dialog("a composer") { $0.kind == "mailComposer" || $0.kind == "messageComposer" }
     }
 
+    /// Waits for a web authentication.
+    /// - Returns: The dialog.
+    /// - Throws: `RobotError` after `timeout`.
+    public func webAuthentication() async throws -> RobotDialog {
+        try await dialog("a web authentication") { $0.kind == "webAuthentication" }
+    }
+
+    /// Waits for a modal of the custom kind `name` (advertise `custom:NAME` in the client's
+    /// capabilities, or the host never presents one).
+    /// - Parameter name: The custom kind's name.
+    /// - Returns: The dialog.
+    /// - Throws: `RobotError` after `timeout`.
+    public func custom(_ name: String) async throws -> RobotDialog {
+        try await dialog("a custom modal \u{201C}\(name)\u{201D}") { $0.kind == "custom" && $0.title == name }
+    }
+
     /// Waits for a shown modal that `matches`.
     /// - Parameters:
     ///   - what: The modal in words, for the failure message.
@@ -126,14 +142,16 @@ public actor ModalRobot {
         return RobotDialog(robot: self, id: id)
     }
 
-    /// The next unread status (and every earlier one is read too).
-    /// - Parameter text: Only a status containing this text counts, if given.
+    /// The latest status: the newest of those come since the last read (every one up to it
+    /// is read then), or, when none came since, the next one. A test that answers a dialog and
+    /// then asks `status()` gets what the host said last, not an older status left unread.
+    /// - Parameter text: Only a status containing this text counts, if given (the newest such).
     /// - Returns: The status.
     /// - Throws: `RobotError` after `timeout`.
     @discardableResult
     public func status(containing text: String? = nil) async throws -> (level: StatusLevel, text: String) {
         try await wait(text.map { "a status containing \u{201C}\($0)\u{201D}" } ?? "a status") { robot in
-            guard let index = robot.statuses.firstIndex(where: { text == nil || $0.text.contains(text!) }) else {
+            guard let index = robot.statuses.lastIndex(where: { text == nil || $0.text.contains(text!) }) else {
                 return nil
             }
             let status = robot.statuses[index]
@@ -166,6 +184,37 @@ public actor ModalRobot {
     func pick(_ id: String, _ files: [any ClientFile]) async throws {
         client.pick(id, files: files)
         try await settled(id, "the upload of \(files.count) file(s)")
+    }
+
+    func answer(_ id: String, custom value: JSONValue) async throws {
+        guard let form = forms[id] else { throw RobotError("answer: the modal \(id) is no longer shown", seen) }
+        guard case .custom = form.modal else {
+            throw RobotError("answer: \(id) is \(form.kind), not a custom kind (choose or pick instead)", seen)
+        }
+        client.answer(id, .answer(.custom(value)))
+        try await settled(id, "the custom answer")
+    }
+
+    func signIn(_ id: String) async throws -> WebSignIn.Outcome {
+        guard let form = forms[id], case .webAuthentication(let url, let callbackURL, let scheme, _) = form.modal else {
+            throw RobotError("sign in: \(id) is not a web authentication", seen)
+        }
+        let outcome = try await WebSignIn.follow(url)
+        switch outcome {
+        case .callback(let reached):
+            guard let scheme, reached.lowercased().hasPrefix(scheme.lowercased() + ":") else {
+                throw RobotError("sign in: \(id) led to \(reached.prefix(80)), not its callback scheme", seen)
+            }
+            client.answer(id, .answer(.callbackURL(reached)))
+            try await settled(id, "the callback address")
+        case .page(_, let status):
+            // A host-served callback: the host resolves the modal itself and dismisses it.
+            guard callbackURL != nil else {
+                throw RobotError("sign in: \(id) ended on a page (\(status)), not on its callback scheme", seen)
+            }
+            try await settled(id, "the host's callback")
+        }
+        return outcome
     }
 
     func cancel(_ id: String) async throws {
@@ -285,6 +334,19 @@ public struct RobotDialog: Sendable {
     /// - Parameter files: The files.
     /// - Throws: `RobotError` (timed out, the upload stopped).
     public func pick(_ files: [any ClientFile]) async throws { try await robot.pick(id, files) }
+
+    /// Answers a custom kind with this value, then waits for the dismiss.
+    /// - Parameter value: The `result` value (the custom kind's own format).
+    /// - Throws: `RobotError` when the modal is not a custom kind, ended, or was refused.
+    public func answer(_ value: JSONValue) async throws { try await robot.answer(id, custom: value) }
+
+    /// Signs in to a web authentication as a person's phone would (`WebSignIn.follow`): a
+    /// native callback scheme is answered with the address reached; a host-served callback
+    /// is fetched, and the host dismisses the modal. Waits for the dismiss either way.
+    /// - Returns: Where following the address ended.
+    /// - Throws: `WebSignIn.Failure` (the address), `RobotError` (the wrong end, no dismiss).
+    @discardableResult
+    public func signIn() async throws -> WebSignIn.Outcome { try await robot.signIn(id) }
 
     /// Leaves the dialog the way its cancel does, and waits for the dismiss.
     /// - Throws: `RobotError` when it has no way out or the dismiss does not come.

@@ -94,6 +94,32 @@ struct RobotSignInTests {
         #expect(try await robot.status().text == "Signed in as ann@example.com")
     }
 
+    /// `status()` is the latest status, not the oldest unread one: two statuses come before a
+    /// dialog, and after the dialog `status()` is the second; the next `status()` waits for
+    /// the status that comes after the answer.
+    @Test func statusIsTheLatestNotTheOldestUnread() async throws {
+        let desk = InMemoryHost()
+        let flows = desk.host.sessions.subscribe(onNext: { session in
+            session.notify("first")
+            session.notify("second")
+            RemoteModal.alert(
+                Int.self, presenter: .session(session), title: "Next", actions: [.default(title: "OK", mapTo: 1)]
+            )
+            .subscribe(onNext: { _ in session.notify("after the answer", level: .success) })
+            .disposed(by: session.disposeBag)
+        })
+        defer { flows.dispose() }
+        let robot = desk.robot(name: "ann")
+        defer { robot.client.stop() }
+        // The statuses came before the alert on one connection: both are unread now.
+        let next = try await robot.alert(titled: "Next")
+        #expect(try await robot.status().text == "second")
+        try await next.choose("OK")
+        let after = try await robot.status()
+        #expect(after.text == "after the answer")
+        #expect(after.level == .success)
+    }
+
     @Test func aWaitThatNeverEndsFailsSayingWhatItSaw() async throws {
         let transport = InMemoryTransport()
         let host = ModalHost(configuration: ModalHostConfiguration(), transport: transport, logger: Self.quiet)

@@ -115,6 +115,26 @@ struct ConformanceLogicTests {
         #expect(ConformanceReport(outcomes: [ScenarioOutcome(name: "alert", verdict: .pass)]).exitStatus == 0)
     }
 
+    @Test("a skipped scenario is not a pass: the summary names it and never says all passed")
+    func skipsAreSaid() {
+        let report = ConformanceReport(outcomes: [
+            ScenarioOutcome(name: "alert", verdict: .pass),
+            ScenarioOutcome(name: "custom", verdict: .skip, note: "not advertised: custom:conformance"),
+        ])
+        #expect(!report.text.contains("conformance: all"), "\(report.text)")
+        #expect(report.text.contains("1 of 2 scenarios passed; not all passed"), "\(report.text)")
+        #expect(report.text.contains("1 skipped, not checked (a kind not advertised): custom"), "\(report.text)")
+        let failed = ConformanceReport(outcomes: [
+            ScenarioOutcome(
+                name: "media", verdict: .fail,
+                violations: [ConformanceViolation(rule: .window, detail: "an overrun")]),
+            ScenarioOutcome(name: "photo", verdict: .skip, note: "not advertised: photoPicker"),
+        ])
+        #expect(failed.text.contains("1 skipped, not checked (a kind not advertised): photo"), "\(failed.text)")
+        let passed = ConformanceReport(outcomes: [ScenarioOutcome(name: "alert", verdict: .pass)])
+        #expect(passed.text.hasSuffix("conformance: all 1 scenarios passed"))
+    }
+
     @Test("--scenario names are checked against the catalogue")
     func scenarioNames() throws {
         #expect(try ConformanceScenario.named([]).get().count == ConformanceScenario.all.count)

@@ -43,6 +43,7 @@ def test_the_python_client_passes_every_scenario():
     assert status == 0, output
     assert found and set(found.values()) == {"PASS"}, output
     assert len(found) == 15, output
+    assert "conformance: all 15 scenarios passed" in output, output
     # What the conformance host sends is v1 itself, but for what is meant to be newer.
     assert sum(map(from_the_future, seen)) == 5
     for message in seen:

@@ -33,6 +33,22 @@ function readToken() {
   return given;
 }
 
+// More renderers, listed by the page: <meta name="remote-modal-modules" content="js/a.js js/b.js">
+// (space-separated module paths on this page's own origin; others are refused). Each registers
+// its kinds with registerModal (docs/page.md, "Custom kinds"), so hello advertises them.
+await loadListedModules($('meta[name="remote-modal-modules"]')?.content ?? "");
+
+async function loadListedModules(content) {
+  for (const path of content.split(/\s+/).filter(Boolean)) {
+    const url = new URL(path, document.baseURI);
+    if (url.origin !== location.origin) {
+      console.warn(`remote-modal-modules: ${path} is not on this page's origin; not loaded`);
+      continue;
+    }
+    try { await import(url.href); } catch (error) { console.error(`remote-modal-modules: ${path} did not load`, error); }
+  }
+}
+
 const client = new ModalClient({
   url: socket.url,
   name: (params.get("name") ?? "browser").slice(0, 60),
