@@ -172,7 +172,8 @@ let package = Package(
         // The client core (issue #29): a pure state machine and its driver on the protocol only,
         // and a link on libwebsockets in a module of its own.
         .target(
-            name: "RemoteModalClient", dependencies: ["RemoteModalProtocol", "RemoteModalCrypto"], swiftSettings: strict
+            name: "RemoteModalClient",
+            dependencies: ["RemoteModalProtocol", "RemoteModalCrypto", "RemoteModalLocking"], swiftSettings: strict
         ),
         .target(
             name: "RemoteModalRobot", dependencies: ["RemoteModalClient", "RemoteModalProtocol"], swiftSettings: strict),

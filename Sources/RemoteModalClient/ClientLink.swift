@@ -1,6 +1,6 @@
 import RemoteModalCrypto
+import RemoteModalLocking
 import RemoteModalProtocol
-import Synchronization
 
 /// What happened to one link attempt.
 public enum LinkEvent: Sendable, Equatable {
@@ -72,11 +72,11 @@ public protocol ClientStore: Sendable {
 /// A store in memory: survives a client, not the process. Share one between two clients to
 /// simulate a restart.
 public final class MemoryClientStore: ClientStore {
-    private let text: Mutex<String?>
+    private let text: Locked<String?>
 
     /// Creates a store.
     /// - Parameter text: What it holds at first.
-    public init(_ text: String? = nil) { self.text = Mutex(text) }
+    public init(_ text: String? = nil) { self.text = Locked(text) }
 
     /// The stored text.
     /// - Returns: The text.

@@ -1,5 +1,5 @@
+import RemoteModalLocking
 import RemoteModalProtocol
-import Synchronization
 
 /// Runs a `ClientStateMachine` with an injected link, clock, store and hasher: the client an
 /// app (or a test robot) uses.
@@ -51,8 +51,8 @@ public final class RemoteModalClient: Sendable {
     private let readStream: AsyncStream<Read>
     private let reads: AsyncStream<Read>.Continuation
     private let queued = QueueMeter()
-    private let mirror = Mutex(Mirror())
-    private let tasks = Mutex<[Task<Void, Never>]>([])
+    private let mirror = Locked(Mirror())
+    private let tasks = Locked<[Task<Void, Never>]>([])
     private let configuration: ClientConfiguration
     private let link: any ClientLink
     private let store: any ClientStore
@@ -282,7 +282,7 @@ public final class RemoteModalClient: Sendable {
 
 /// The bytes of host frames in the inbox, shared with the link's callbacks.
 final class QueueMeter: Sendable {
-    let state = Mutex<(bytes: Int, overflowed: Set<Int>)>((0, []))
+    let state = Locked<(bytes: Int, overflowed: Set<Int>)>((0, []))
 
     func withLock<T>(_ body: (inout (bytes: Int, overflowed: Set<Int>)) -> T) -> T { state.withLock { body(&$0) } }
 }
