@@ -54,7 +54,7 @@ test-conformance: build
 
 ## Two hosts behind nginx, as local processes: sticky resume, host failure, browser, kiosks.
 test-harness: build
-	scripts/harness
+	SWIFT="$(SWIFT)" SWIFT_FLAGS="$(SWIFT_FLAGS)" scripts/harness
 
 ## Three hosts joined through one redis-server, as local processes: cross-host group
 ## approval in the browser, 1,000 racing answers, Redis outage, a host killed.
@@ -72,7 +72,7 @@ test-chaos: build
 
 ## The Autobahn TestSuite (fuzzingclient) against modal-host --echo.
 test-autobahn: build
-	scripts/autobahn
+	SWIFT="$(SWIFT)" SWIFT_FLAGS="$(SWIFT_FLAGS)" scripts/autobahn
 
 ## The whole Swift suite under ThreadSanitizer.
 test-tsan: bootstrap
