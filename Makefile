@@ -74,9 +74,11 @@ test-chaos: build
 test-autobahn: build
 	SWIFT="$(SWIFT)" SWIFT_FLAGS="$(SWIFT_FLAGS)" scripts/autobahn
 
-## The whole Swift suite under ThreadSanitizer.
+## The whole Swift suite under ThreadSanitizer. Only the test bundle is built (no Swift test
+## runs an executable; `swift test` alone would also build and link the seven executables).
 test-tsan: bootstrap
-	$(SWIFT) test --sanitize=thread $(SWIFT_FLAGS) --scratch-path .build/tsan
+	$(SWIFT) build --sanitize=thread $(SWIFT_FLAGS) --scratch-path .build/tsan --product remote-modalPackageTests
+	$(SWIFT) test --skip-build --sanitize=thread $(SWIFT_FLAGS) --scratch-path .build/tsan
 
 ## The whole Swift suite under AddressSanitizer (nightly-style; not in CI for time).
 ## Leak detection is off: see docs/security.md ("Sanitizers") for the reference cycles it reports.
