@@ -6,7 +6,7 @@ RELEASE_FLAGS := $(shell scripts/release-flags)
 # Every import must be a declared dependency (SwiftPM would otherwise leak transitive modules).
 IMPORT_CHECK = --explicit-target-dependency-import-check error
 
-.PHONY: docs test-package fuzz test-asan test-chaos demo test test-swift test-python test-js test-browser test-terminal test-harness test-cluster test-docker test-autobahn test-tsan test-conformance lint bench build bootstrap clean
+.PHONY: docs test-python-terminal test-package fuzz test-asan test-chaos demo test test-swift test-python test-js test-browser test-terminal test-harness test-cluster test-docker test-autobahn test-tsan test-conformance lint bench build bootstrap clean
 
 ## Run the demo host on http://127.0.0.1:8080 (installs what is missing first).
 demo:
@@ -14,7 +14,7 @@ demo:
 	$(SWIFT) run -c release $(RELEASE_FLAGS) modal-host
 
 ## Run every test: the Swift suites, the outside-client suites, the Autobahn suite.
-test: bootstrap test-swift test-package test-python test-js test-browser test-terminal test-conformance test-harness test-cluster test-chaos test-docker test-autobahn
+test: bootstrap test-swift test-package test-python-terminal test-js test-browser test-conformance test-harness test-cluster test-chaos test-docker test-autobahn
 
 bootstrap:
 	scripts/bootstrap
@@ -34,6 +34,13 @@ test-package: bootstrap
 ## Outside clients (Python websockets) against a real modal-host process.
 test-python: build
 	.venv/bin/python -m pytest -q Tests/python
+
+## The Python suite and the terminal suite at the same time: both mostly wait (host timers, the
+## kiosk's screen), so together they take about as long as the longer one. Each has its log in
+## artifacts/logs/ (shown whole when it failed). Not next to Chromium or a build: docs/ci.md.
+test-python-terminal: build
+	scripts/together python '.venv/bin/python -m pytest -q Tests/python' \
+	    terminal '.venv/bin/python -m pytest -q Tests/terminal'
 
 ## The browser's protocol client against the golden fixtures (Node's test runner).
 test-js:
