@@ -6,7 +6,7 @@ RELEASE_FLAGS := $(shell scripts/release-flags)
 # Every import must be a declared dependency (SwiftPM would otherwise leak transitive modules).
 IMPORT_CHECK = --explicit-target-dependency-import-check error
 
-.PHONY: docs test-package fuzz test-asan test-chaos demo test test-swift test-python test-js test-browser test-terminal test-harness test-cluster test-docker test-autobahn test-tsan test-conformance lint bench build bootstrap clean
+.PHONY: docs test-python-terminal test-package fuzz test-asan test-chaos demo test test-swift test-python test-js test-browser test-terminal test-harness test-cluster test-docker test-autobahn test-tsan test-conformance lint bench build bootstrap clean
 
 ## Run the demo host on http://127.0.0.1:8080 (installs what is missing first).
 demo:
@@ -14,7 +14,7 @@ demo:
 	$(SWIFT) run -c release $(RELEASE_FLAGS) modal-host
 
 ## Run every test: the Swift suites, the outside-client suites, the Autobahn suite.
-test: bootstrap test-swift test-package test-python test-js test-browser test-terminal test-conformance test-harness test-cluster test-chaos test-docker test-autobahn
+test: bootstrap test-swift test-package test-python-terminal test-js test-browser test-conformance test-harness test-cluster test-chaos test-docker test-autobahn
 
 bootstrap:
 	scripts/bootstrap
@@ -34,6 +34,13 @@ test-package: bootstrap
 ## Outside clients (Python websockets) against a real modal-host process.
 test-python: build
 	.venv/bin/python -m pytest -q Tests/python
+
+## The Python suite and the terminal suite at the same time: both mostly wait (host timers, the
+## kiosk's screen), so together they take about as long as the longer one. Each has its log in
+## artifacts/logs/ (shown whole when it failed). Not next to Chromium or a build: docs/ci.md.
+test-python-terminal: build
+	scripts/together python '.venv/bin/python -m pytest -q Tests/python' \
+	    terminal '.venv/bin/python -m pytest -q Tests/terminal'
 
 ## The browser's protocol client against the golden fixtures and the shared client
 ## scenarios of Tests/Fixtures/client-scenarios (Node's test runner).
@@ -55,7 +62,7 @@ test-conformance: build
 
 ## Two hosts behind nginx, as local processes: sticky resume, host failure, browser, kiosks.
 test-harness: build
-	scripts/harness
+	SWIFT="$(SWIFT)" SWIFT_FLAGS="$(SWIFT_FLAGS)" scripts/harness
 
 ## Three hosts joined through one redis-server, as local processes: cross-host group
 ## approval in the browser, 1,000 racing answers, Redis outage, a host killed.
@@ -73,11 +80,13 @@ test-chaos: build
 
 ## The Autobahn TestSuite (fuzzingclient) against modal-host --echo.
 test-autobahn: build
-	scripts/autobahn
+	SWIFT="$(SWIFT)" SWIFT_FLAGS="$(SWIFT_FLAGS)" scripts/autobahn
 
-## The whole Swift suite under ThreadSanitizer.
+## The whole Swift suite under ThreadSanitizer. Only the test bundle is built (no Swift test
+## runs an executable; `swift test` alone would also build and link the seven executables).
 test-tsan: bootstrap
-	$(SWIFT) test --sanitize=thread $(SWIFT_FLAGS) --scratch-path .build/tsan
+	$(SWIFT) build --sanitize=thread $(SWIFT_FLAGS) --scratch-path .build/tsan --product remote-modalPackageTests
+	$(SWIFT) test --skip-build --sanitize=thread $(SWIFT_FLAGS) --scratch-path .build/tsan
 
 ## The whole Swift suite under AddressSanitizer (nightly-style; not in CI for time).
 ## Leak detection is off: see docs/security.md ("Sanitizers") for the reference cycles it reports.
