@@ -158,7 +158,7 @@ def authorize(url, sub="alice"):
 
 def fetch(url):
     try:
-        with urllib.request.urlopen(url) as reply:
+        with urllib.request.urlopen(url, timeout=10) as reply:
             return reply.status, reply.read().decode()
     except urllib.error.HTTPError as error:
         return error.code, error.read().decode()

@@ -333,9 +333,9 @@ def test_binary_frame_is_refused(demo_host):
 
 def test_metrics_and_healthz(demo_host):
     import urllib.request
-    with urllib.request.urlopen(f"http://127.0.0.1:{demo_host.port}/healthz") as reply:
+    with urllib.request.urlopen(f"http://127.0.0.1:{demo_host.port}/healthz", timeout=10) as reply:
         assert reply.read() == b"ok\n"
-    with urllib.request.urlopen(f"http://127.0.0.1:{demo_host.port}/metrics") as reply:
+    with urllib.request.urlopen(f"http://127.0.0.1:{demo_host.port}/metrics", timeout=10) as reply:
         text = reply.read().decode()
         assert "remote_modal_sessions" in text and "# TYPE remote_modal_answer_seconds histogram" in text
 

@@ -77,7 +77,7 @@ def test_a_session_flood_is_capped_per_address_and_memory_returns_after_retentio
             return peak, refused
 
         peak, refused = run(scenario(), 300)
-        with urllib.request.urlopen(f"http://127.0.0.1:{host.port}/metrics") as reply:
+        with urllib.request.urlopen(f"http://127.0.0.1:{host.port}/metrics", timeout=10) as reply:
             metrics = reply.read().decode()
         evicted = int(next(l for l in metrics.splitlines() if l.startswith("remote_modal_sessions_evicted_total ")).split()[1])
         alive = int(next(l for l in metrics.splitlines() if l.startswith("remote_modal_sessions ")).split()[1])
@@ -254,7 +254,7 @@ def test_errors_never_amplify_and_non_readers_share_one_outgoing_budget():
                     sock.sendall((frame * 19 + ok) * 50)
                 except OSError:
                     closed += 1
-        with urllib.request.urlopen(f"http://127.0.0.1:{host.port}/metrics") as reply:
+        with urllib.request.urlopen(f"http://127.0.0.1:{host.port}/metrics", timeout=10) as reply:
             metrics = reply.read().decode()
         slow = int(next(l for l in metrics.splitlines() if l.startswith("remote_modal_slow_consumers_total ")).split()[1])
         grew = rss_kib(host.process.pid) - start
@@ -287,7 +287,7 @@ def masked(payload):
 
 def gauge(host, name):
     """One of the host's /metrics values."""
-    with urllib.request.urlopen(f"http://127.0.0.1:{host.port}/metrics") as reply:
+    with urllib.request.urlopen(f"http://127.0.0.1:{host.port}/metrics", timeout=10) as reply:
         lines = reply.read().decode().splitlines()
     return int(float(next(line for line in lines if line.startswith(name + " ")).split()[1]))
 

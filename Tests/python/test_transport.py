@@ -80,7 +80,7 @@ def test_foreign_origin_is_refused_with_403(echo_host):
 
 def _metric(host, line_prefix):
     import urllib.request
-    with urllib.request.urlopen(f"http://127.0.0.1:{host.port}/metrics") as reply:
+    with urllib.request.urlopen(f"http://127.0.0.1:{host.port}/metrics", timeout=10) as reply:
         text = reply.read().decode()
     return int(next(l for l in text.splitlines() if l.startswith(line_prefix + " ")).split()[1])
 
