@@ -165,3 +165,41 @@ def test_at_40x12_the_newest_notice_is_still_shown_under_a_dialog():
     finally:
         kiosk.close()
         host.stop()
+
+
+def test_a_host_without_the_heartbeat_is_judged_after_a_second_of_silence():
+    """A host before the heartbeat (no offer in its welcome: the scripted one): the kiosk never
+    pings it, says "checking" while typed values are fresh, then the host's rule after a
+    second of silence; the host's update enables the action, which then goes."""
+    from test_kiosk_options import ScriptedHost
+    host = ScriptedHost()
+    kiosk = Tmux(f"kiosk-no-heartbeat-{os.getpid()}-{time.monotonic_ns()}",
+                 f"{KIOSK} ws://127.0.0.1:{host.port}/ws --name lobby-1")
+    try:
+        kiosk.wait_for("| connected")
+        assert host.ready.wait(10)
+        host.present("m1", {"kind": "alert", "title": "Your e-mail", "message": None,
+                            "textFields": [{"kind": "email", "placeholder": "e-mail", "text": None}],
+                            "actions": [{"title": "Cancel", "style": "cancel", "enabled": True, "preferred": False},
+                                        {"title": "OK", "style": "default", "enabled": False, "preferred": True,
+                                         "explanation": "Enter an e-mail address"}]})
+        kiosk.wait_for("== Your e-mail ==")
+        kiosk.wait_for("Enter an e-mail address")
+        kiosk.keys("bob")
+        kiosk.wait_for("[2] OK (checking")
+        capture(kiosk, "no-heartbeat-checking")
+        kiosk.wait_for("[2] OK (disabled)", seconds=5)
+        assert "Enter an e-mail address" in kiosk.screen(), kiosk.screen()
+        capture(kiosk, "no-heartbeat-rule")
+        messages = []
+        while not host.inbox.empty():
+            messages.append(host.inbox.get())
+        assert [m["textFields"] for m in messages if m["type"] == "input"][-1:] == [["bob"]], messages
+        assert not [m for m in messages if m["type"] == "ping"], "a host that offers no heartbeat is not pinged"
+        host.send({"type": "update", "id": "m1", "actions": [{"enabled": True}, {"enabled": True}]})
+        kiosk.wait_for("  [2] OK\n")
+        kiosk.keys("Enter", "Enter")
+        assert host.expect("result")["value"] == {"action": 1, "textFields": ["bob"]}
+    finally:
+        kiosk.close()
+        host.close()
