@@ -57,6 +57,9 @@ def test_a_disabled_sign_in_tapped_offline_is_kept_and_goes_when_the_host_is_bac
     password.send_keys("secret")
     sign_in = page.button(dialog, "Sign In")
     assert not sign_in.is_enabled()
+    # Typed while the host cannot be reached: not checked, never the rule as if they broke it.
+    rule = dialog.find_element(By.CSS_SELECTOR, ".rule-line")
+    assert rule.text == "Not checked yet: the host cannot be reached.", rule.text
     ActionChains(page.driver).move_to_element(sign_in).click().perform()
     hint = dialog.find_element(By.CSS_SELECTOR, ".hint-line")
     page.wait(3).until(lambda d: hint.text == "Saved: “Sign In” goes when the host is back")

@@ -117,9 +117,12 @@ export class DialogUI {
     // The rules of the disabled actions that say theirs, above the row; gone once enabled.
     const showRules = () => {
       const rules = list.map((action, index) => (buttons[index].disabled && action.explanation) || null).filter(Boolean);
-      // Until the host has checked what was typed, its rule may already hold: say it is checking.
+      // Until the host has checked what was typed, its rule may already hold: say it is checking
+      // (typed while the host cannot be reached: that it checks once back), never the rule.
       const checking = rules.length > 0 && this.io.isChecked?.() === false;
-      this.ruleLine.textContent = checking ? "Checking what you typed with the host…" : [...new Set(rules)].join(" ");
+      const unreached = rules.length > 0 && this.typedOffline && this.io.isOnline?.() === false;
+      this.ruleLine.textContent = unreached ? "Not checked yet: the host cannot be reached."
+        : checking ? "Checking what you typed with the host…" : [...new Set(rules)].join(" ");
       buttons.forEach((button, index) => {
         if (list[index].explanation && button.disabled) button.setAttribute("aria-describedby", this.ruleLine.id);
         else button.removeAttribute("aria-describedby");
@@ -128,6 +131,7 @@ export class DialogUI {
     showRules();
     this.showRules = showRules;
     const update = (states) => {
+      this.typedOffline = false;                 // the host said what it makes of the values
       let enabledNow = false;
       states.forEach((state, index) => {
         if (!buttons[index]) return;
@@ -204,6 +208,7 @@ export class DialogUI {
 
   /** The host has been heard since the values went: its rules are known now. */
   checked() {
+    this.typedOffline = false;
     this.showRules?.();
     const waiting = this.pendingSubmit;
     if (!waiting) return;
@@ -306,7 +311,13 @@ export class DialogUI {
     this.errorLine.hidden = !text;
   }
 
-  input(values) { this.io.input(values); }
+  input(values) {
+    this.io.input(values);
+    if (this.io.isOnline?.() === false && !this.typedOffline) {
+      this.typedOffline = true;
+      this.showRules?.();
+    }
+  }
 
   /** This modal's draft in session storage: {load(), save(values), clear()} (none: a no-op). */
   draft() { return this.io.draft ?? { load: () => null, save: () => {}, clear: () => {} }; }
