@@ -159,6 +159,30 @@ def test_a_saved_draft_outlives_a_host_restart_and_says_so(host, desktop):
     page.assert_no_bad_message()
 
 
+def test_a_draft_sent_since_it_was_saved_does_not_come_back_after_a_restart(host, desktop):
+    page = desktop
+    page.open(host.base)
+    dialog = page.composer("Mail")
+    subject = field(dialog, "Subject")
+    subject.clear()
+    subject.send_keys("Lift broken again")
+    page.button(dialog, "Save draft").click()
+    page.wait_toast("Mail saved as a draft: Mail opens it again")
+    page.wait_idle("contact")
+    dialog = page.composer("Mail")
+    page.button(dialog, "Send").click()              # the saved draft, sent: done with
+    page.wait_toast("Mail sent")
+    page.wait_idle("contact")
+    host.kill()
+    host.start_again()
+    page.wait_toast("The host restarted; you have a new session.", seconds=15)
+    assert "What you saved" not in page.toasts()[-1], page.toasts()
+    dialog = page.composer("Mail")
+    assert field(dialog, "Subject").get_attribute("value") == "Hello"
+    assert not dialog.find_elements(By.CSS_SELECTOR, ".carried-line")
+    page.assert_no_bad_message()
+
+
 def requesters_copy(page, host):
     """The page asks for an approval in group "team" (a second screen, "boss", could give it):
     its own copy of the request, Approve disabled."""
@@ -177,7 +201,8 @@ def withdraw(page, approver, dialog):
     page.assert_no_bad_message()
 
 
-def test_escape_on_the_requesters_copy_says_it_does_not_close(host, page):
+def test_escape_on_the_requesters_copy_says_it_does_not_close(host, desktop):
+    page = desktop
     approver, dialog = requesters_copy(page, host)
     try:
         page.driver.switch_to.active_element.send_keys(Keys.ESCAPE)
@@ -190,7 +215,8 @@ def test_escape_on_the_requesters_copy_says_it_does_not_close(host, page):
         approver.close()
 
 
-def test_the_requesters_disabled_approve_is_not_drawn_as_the_primary_action(host, page):
+def test_the_requesters_disabled_approve_is_not_drawn_as_the_primary_action(host, desktop):
+    page = desktop
     approver, dialog = requesters_copy(page, host)
     try:
         approve = page.button(dialog, "Approve")

@@ -296,14 +296,17 @@ function carryDrafts(why) {
   return true;
 }
 
-/** A composer's "Save draft": the host keeps the draft, but only as long as the session. */
+/** A composer's "Save draft": the host keeps the draft, but only as long as the session (a
+ *  "Send" is the end of it). */
 function noteSaved(id, modal, message) {
-  if (message.type !== "result" || message.value?.status !== "saved") return;
+  const status = message.type === "result" ? message.value?.status : null;
   const entry = open.get(id);
-  if (!entry) return;
+  if (!entry || (status !== "saved" && status !== "sent")) return;
   const saved = readJSON(SAVED_KEY);
-  const drafts = saved?.session === client.session ? saved.drafts : {};
-  writeJSON(SAVED_KEY, { session: client.session, drafts: { ...drafts, [flowKey(modal)]: typedValues(entry.handle.dialog) } });
+  const drafts = saved?.session === client.session ? { ...saved.drafts } : {};
+  if (status === "saved") drafts[flowKey(modal)] = typedValues(entry.handle.dialog);
+  else delete drafts[flowKey(modal)];
+  writeJSON(SAVED_KEY, { session: client.session, drafts });
 }
 
 /** Fills a flow's carried values into its dialog, once, and says so there. */
