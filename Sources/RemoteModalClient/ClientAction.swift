@@ -28,7 +28,9 @@ public enum ConnectionState: Sendable, Equatable {
     case connecting
     /// Welcomed by the host.
     case connected(resumed: Bool)
-    /// Waiting `retryIn` seconds before attempt `attempt`; `why` names what ended the last one.
+    /// Waiting `retryIn` seconds before attempt `attempt` of this outage (the lost or first
+    /// connection was attempt 1; the count starts again once one is welcomed); `why` names
+    /// what ended the last one.
     case reconnecting(attempt: Int, retryIn: Double, why: Disconnection)
     /// The host refused this client and the same attempt would be refused again: no more
     /// attempts until `retryNow` (a refused hello, an HTTP 4xx, 1008 `unauthorized`).

@@ -277,7 +277,9 @@ public struct ClientStateMachine: Sendable {
         default: break
         }
         actions.append(.startTimer(.reconnect, seconds: delay))
-        actions.append(.emit(.connection(.reconnecting(attempt: attempts + 1, retryIn: delay, why: why))))
+        // Counted within this outage: a welcome (or "retry now") starts the count again, so a
+        // fresh outage after months of running is "attempt 2", never "attempt 61".
+        actions.append(.emit(.connection(.reconnecting(attempt: failures + 1, retryIn: delay, why: why))))
         return actions
     }
 

@@ -292,19 +292,27 @@ public struct KioskModel: Sendable {
         case .hostError(let error):
             // The refusals of chunks already on their way follow from the first, said once.
             if error.code == .uploadInvalid, modals.contains(where: { $0.uploadError != nil }) { return }
-            notify(.error, "host: \(Self.clean(error.message))")
+            let names = modals.first { $0.upload != nil }?.upload?.names ?? []
+            notify(.error, "host: \(Self.namingFiles(Self.clean(error.message), names: names))")
         case .skipped: break
         case .offline(let what):
-            if what.hasPrefix("tap") {
-                say(.error, "Not connected to the host: nothing was sent. Try again when it is back.")
-            }
+            if what.hasPrefix("tap") { say(.error, Self.notConnected) }
         }
     }
+
+    /// What a tap while offline is answered with; untrue once the host is back.
+    static let notConnected = "Not connected to the host: nothing was sent. Try again when it is back."
 
     mutating func connectionChanged(_ state: ConnectionState) {
         (connection, connectionDetail) = Self.words(for: state, address: address, everConnected: welcomed)
         guard case .connected = state else { return }
         welcomed = true
+        // "Not connected" is wrong once connected: it goes, from the banner and the notices.
+        if bannerNotice?.text == Self.notConnected {
+            banner = nil
+            bannerNotice = nil
+        }
+        notices.removeAll { $0.text == Self.notConnected }
         // What was kept while offline went with the welcome.
         for index in modals.indices where modals[index].answer == .kept { modals[index].answer = .sent }
     }

@@ -182,24 +182,39 @@ public enum KioskScreen {
         if !model.notices.isEmpty, room >= 3 {
             var notices: [Row] = [Row(""), Row("Notices (newest first):", .bold)]
             for notice in model.notices.reversed() {
-                let style: Style =
-                    switch notice.level {
-                    case .error: .error
-                    case .success: .success
-                    // `info`, and a level from a newer host (shown as `info`).
-                    default: .info
-                    }
-                // Identical notices are one line with a count and the time the last came.
-                let repeated = notice.count > 1 ? "  (\(notice.count) times, last at \(notice.time))" : ""
-                notices += wrap(
-                    Row(spans: [
-                        ("  \(notice.level.rawValue.uppercased()): ", style), (notice.text, .plain), (repeated, .dim),
-                    ]),
-                    width: width)
+                notices += wrap(noticeRow(notice, indent: "  "), width: width)
             }
             rows += notices.prefix(room)
+        } else if let newest = model.notices.last, room >= 1 {
+            // A small terminal (40x12): the newest notice alone, without its heading, cut to
+            // the rows left, rather than none at all.
+            var cut = wrap(noticeRow(newest, indent: ""), width: width)
+            if cut.count > room {
+                cut = Array(cut.prefix(room))
+                let text = cut[room - 1].text
+                cut[room - 1] = Row(String(text.prefix(max(0, width - 1))) + "\u{2026}")
+            }
+            rows += cut
         }
         return rows
+    }
+
+    /// A notice as one row: its level, its text, and when it came (identical notices are
+    /// one, with a count and the time the last came).
+    static func noticeRow(_ notice: Notice, indent: String) -> Row {
+        let style: Style =
+            switch notice.level {
+            case .error: .error
+            case .success: .success
+            // `info`, and a level from a newer host (shown as `info`).
+            default: .info
+            }
+        let when =
+            notice.count > 1
+            ? "  (\(notice.count) times, last at \(notice.time))" : notice.time.isEmpty ? "" : "  (\(notice.time))"
+        return Row(spans: [
+            ("\(indent)\(notice.level.rawValue.uppercased()): ", style), (notice.text, .plain), (when, .dim),
+        ])
     }
 
     private static func header(_ model: KioskModel, width: Int, appearance: Appearance) -> Row {
@@ -262,7 +277,8 @@ public enum KioskScreen {
         if let error = open.uploadError {
             rows.append(Row("The host did not take these files: " + error, .error))
         }
-        if let upload = open.upload {
+        if let upload = open.upload, open.uploadError == nil {
+            // A refused upload's progress line would say it still goes: it stopped.
             rows += uploadRows(upload, open: open, connection: model.connection)
         } else if open.reading {
             rows.append(Row("Reading the files...", .info))

@@ -38,7 +38,7 @@ extension KioskModel {
         case .failed(.tls(let message)): "the secure connection failed (\(clean(message)))"
         case .failed(.http(let status)): "the host answered HTTP \(status)"
         case .failed(.upgradeRefused): "the host turned the connection down (it may be full)"
-        case .failed(.other(let message)): clean(message)
+        case .failed(.other(let message)): linkWords(message)
         case .closed(1006, _): "the connection dropped"
         case .closed(let code, let reason): "closed (\(code)\(reason.isEmpty ? "" : ": \(clean(reason))"))"
         case .hostLeft: "the host is restarting"
@@ -49,6 +49,24 @@ extension KioskModel {
         case .noReply: "the host is not answering (no reply in 10 s)"
         case .silent(let seconds): "the host is not answering (nothing heard for \(seconds) s)"
         }
+    }
+
+    /// What the WebSocket library said when an attempt failed, in a passer-by's words (its
+    /// own, "read failed", are jargon): what went wrong, never how the library saw it.
+    /// - Parameter message: The library's words.
+    /// - Returns: The reason.
+    static func linkWords(_ message: String) -> String {
+        let lower = message.lowercased()
+        let said: [(clues: [String], words: String)] = [
+            (["read failed", "write failed"], "the connection closed before the host answered"),
+            (["getaddrinfo", "dns", "nxdomain", "resolve"], "this address's host name is not known"),
+            (["waiting for server", "timeout", "timed out"], "the host did not answer in time"),
+            (["hs:", "upgrade", "accept"], "something answered there, but not a remote-modal host"),
+            (["malformed url"], "the address is not a ws:// or wss:// address"),
+            (["link stopped"], "the kiosk is stopping"),
+        ]
+        return said.first { entry in entry.clues.contains { lower.contains($0) } }?.words
+            ?? "the connection could not be made"
     }
 
     /// Host text made safe for one line of a terminal.

@@ -108,6 +108,26 @@ struct PolicyEdgeTests {
         #expect(harness.connections.last == .reconnecting(attempt: 2, retryIn: 0.5, why: .noWelcome))
     }
 
+    @Test func theAttemptCountStartsAgainOnceWelcomed() {
+        var harness = MachineHarness(jitter: 1)
+        harness.welcome()
+        harness.drop()
+        for _ in 0..<5 {
+            harness.handle(.linkFailed(attempt: harness.attempt, .refused))
+            harness.advance(harness.machine.configuration.policy.cap)
+        }
+        guard case .reconnecting(let during, _, _) = harness.connections.last else {
+            Issue.record("not reconnecting")
+            return
+        }
+        #expect(during == 7)
+        harness.welcome("s1", resumed: true)
+        // A fresh outage, long after: its first retry is attempt 2 again (never "attempt 61").
+        harness.handle(.linkClosed(attempt: harness.attempt, code: 1006, reason: ""))
+        #expect(
+            harness.connections.last == .reconnecting(attempt: 2, retryIn: 0.5, why: .closed(code: 1006, reason: "")))
+    }
+
     @Test func silenceAfterAnAnswerIsADeadNetwork() {
         var harness = MachineHarness(jitter: 1)
         harness.welcome()

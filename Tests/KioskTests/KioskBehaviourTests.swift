@@ -565,6 +565,6 @@ struct KioskTruthfulScreenTests {
 
         // What is not about a field stays where it was: a host error in the notices.
         picker.receive(.error(seq: 5, ProtocolError(.rateLimited, "slow down")))
-        #expect(screen(picker).contains("  ERROR: host: slow down"))
+        #expect(screen(picker).contains("  ERROR: host: slow down  (12:00:00)"), "with its time, though it came once")
     }
 }

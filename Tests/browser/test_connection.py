@@ -7,7 +7,9 @@ from selenium.webdriver.common.keys import Keys
 
 from browser_support import RestartableHost
 
-RESTARTED = "The host restarted; this request was cancelled."
+# The notice names the dialog it closed, and says when what was typed in it comes back.
+RESTARTED = "The host restarted; “Sign in” was closed."
+TYPED_BACK = " What you typed comes back when you open it again."
 
 
 def banner_text(page):
@@ -27,7 +29,7 @@ def test_host_killed_and_restarted_mid_modal_is_named_and_the_controls_work_agai
     page.screenshot("host-down-banner")
     host.start_again()
     restarted = time.time()
-    page.wait(10).until(lambda d: RESTARTED in [n.text for n in page.finds("dialog.notice .message")])
+    page.wait(10).until(lambda d: RESTARTED + TYPED_BACK in [n.text for n in page.finds("dialog.notice .message")])
     assert time.time() - restarted < 10
     assert not page.find("#banner").is_displayed()
     page.screenshot("host-restarted-notice")
@@ -99,7 +101,8 @@ def test_a_composer_ended_by_a_shutdown_keeps_what_was_written_to_copy(host, des
     assert not failures, failures
     host.start_again()
     page.wait(10).until(lambda d: page.connection_state() == "open")
-    page.wait().until(lambda d: RESTARTED in [n.text for n in page.finds("dialog.notice .message")])
+    page.wait().until(lambda d: "The host restarted; “New mail” was closed." + TYPED_BACK
+                      in [n.text for n in page.finds("dialog.notice .message")])
     assert page.find("dialog.notice textarea.kept-text").get_attribute("value") == text, "still there to copy"
     page.button(page.find("dialog.notice"), "OK").click()
     assert not page.finds("dialog.notice")

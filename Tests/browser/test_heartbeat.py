@@ -59,13 +59,12 @@ def test_a_page_with_a_dialog_open_notices_a_stalled_network_within_10_s(host, p
     page.assert_no_bad_message()
 
 
-def test_valid_fields_typed_into_a_stalled_network_are_checking_never_wrong(host, proxy, desktop):
+def test_valid_fields_typed_into_a_stalled_network_are_checking_never_wrong(host, proxy, page):
     """The cold trial's case: valid e-mail and password typed while the host hears nothing.
     The rule line and Enter say the host is checking, never the rule as if the fields broke
-    it; the host is then said not to answer; back, the answer goes."""
+    it; the host is then said not to answer; back, the answer goes. At desktop and phone size."""
     from selenium.webdriver.common.by import By
     from selenium.webdriver.common.keys import Keys
-    page = desktop
     page.open(proxy.base)
     page.tap("signIn")
     dialog = page.dialog()

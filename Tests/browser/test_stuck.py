@@ -57,11 +57,11 @@ def test_the_requester_cannot_approve_its_own_request_and_can_withdraw_it(host, 
         assert dialog.find_element(By.CSS_SELECTOR, ".rule-line").text == waiting
         assert page.button(dialog, "Approve").get_attribute("aria-describedby") == f"rule-{page.modal_id(dialog)}"
         page.screenshot("approval-own-copy")
-        # Escape (there is no Cancel) shakes it and points at that rule, not at "Please choose
-        # one of the options".
+        # Escape (there is no Cancel) shakes it, says it does not close the request and points
+        # at that rule, not at "Please choose one of the options".
         press(page, Keys.ESCAPE)
         page.wait().until(lambda d: "shake" in dialog.get_attribute("class"))
-        assert dialog.find_element(By.CSS_SELECTOR, ".hint-line").text == ""
+        assert dialog.find_element(By.CSS_SELECTOR, ".hint-line").text == "Escape does not close this request."
         assert dialog.find_element(By.CSS_SELECTOR, ".rule-line").text == waiting
         assert "Please choose one of the options" not in dialog.text
         present = approver.expect("present")

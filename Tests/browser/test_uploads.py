@@ -2,6 +2,7 @@
 mid-upload (resumed, not restarted), Cancel at any moment, a refused upload with Retry."""
 import time
 
+import pytest
 from selenium.webdriver.common.by import By
 
 from browser_support import CuttableProxy, RestartableHost
@@ -32,6 +33,22 @@ def upload_offsets(page, modal_id):
     return [m["offset"] for m in page.sent("upload", id=modal_id)]
 
 
+@pytest.fixture
+def paced_host():
+    """Starts a host serving web/ that takes uploads at `rate` bytes a second, so that a cut,
+    a Cancel or a bad chunk lands mid-file (at the default rate a quiet machine takes 9.5 MB
+    before any of them); every one started is stopped after the test."""
+    started = []
+
+    def start(rate, *flags):
+        started.append(RestartableHost("--web-root", "web", "--upload-rate", str(rate), *flags))
+        return started[-1]
+
+    yield start
+    for host in started:
+        host.stop()
+
+
 def test_a_9_5_mb_photo_arrives_with_the_default_host_flags(desktop, tmp_path):
     page = desktop
     plain = RestartableHost("--web-root", "web")          # nothing raised, nothing relaxed
@@ -50,143 +67,131 @@ def test_a_9_5_mb_photo_arrives_with_the_default_host_flags(desktop, tmp_path):
         plain.stop()
 
 
-def test_a_cut_mid_upload_resumes_where_the_host_stopped(page, tmp_path):
+def test_a_cut_mid_upload_resumes_where_the_host_stopped(page, tmp_path, paced_host, request):
     # Paced at 4 MB/s, so the cut lands mid-file (at the default rate a quiet machine may take
     # the whole file before it).
-    paced = RestartableHost("--web-root", "web", "--retention", "30", "--upload-rate", "4000000")
+    paced = paced_host(4_000_000, "--retention", "30")
     proxy = CuttableProxy(paced.port)
-    try:
-        make_big_file(tmp_path / "big.png", SIZE)
-        page.open(proxy.base)
-        dialog = pick(page, tmp_path / "big.png")
-        modal_id = page.modal_id(dialog)
-        page.button(dialog, "Send").click()
-        page.wait(30).until(lambda d: acked_fraction(dialog) > 0.3)
-        proxy.cut()
-        page.wait().until(lambda d: "Connection lost at" in progress_text(dialog))
-        stopped_at = acked_fraction(dialog)
-        assert stopped_at < 1, "the cut came mid-upload"
-        time.sleep(1.5)
-        assert acked_fraction(dialog) == stopped_at, "while disconnected the bar does not move"
-        assert dialog.get_attribute("data-upload") == "paused"
-        failures = []
-        page.both_schemes("upload-paused-offline", failures)
-        assert not failures, failures
-        page.restore_before_retry(proxy)
-        dialog.find_element(By.CSS_SELECTOR, ".connection-line button").click()
-        page.wait_toast(received_photos(1, SIZE), seconds=60)
-        offsets = upload_offsets(page, modal_id)
-        assert offsets.count(0) == 1, "resumed, not restarted"
-        assert proxy.upstream_bytes < 1.2 * BASE64, f"{proxy.upstream_bytes} bytes on the wire for {BASE64:.0f} of base64"
-        page.assert_no_bad_message()
-    finally:
-        proxy.stop()
-        paced.stop()
+    request.addfinalizer(proxy.stop)
+    make_big_file(tmp_path / "big.png", SIZE)
+    page.open(proxy.base)
+    dialog = pick(page, tmp_path / "big.png")
+    modal_id = page.modal_id(dialog)
+    page.button(dialog, "Send").click()
+    page.wait(30).until(lambda d: acked_fraction(dialog) > 0.3)
+    proxy.cut()
+    page.wait().until(lambda d: "Connection lost at" in progress_text(dialog))
+    stopped_at = acked_fraction(dialog)
+    assert stopped_at < 1, "the cut came mid-upload"
+    time.sleep(1.5)
+    assert acked_fraction(dialog) == stopped_at, "while disconnected the bar does not move"
+    assert dialog.get_attribute("data-upload") == "paused"
+    failures = []
+    page.both_schemes("upload-paused-offline", failures)
+    assert not failures, failures
+    page.restore_before_retry(proxy)
+    dialog.find_element(By.CSS_SELECTOR, ".connection-line button").click()
+    page.wait_toast(received_photos(1, SIZE), seconds=60)
+    offsets = upload_offsets(page, modal_id)
+    assert offsets.count(0) == 1, "resumed, not restarted"
+    assert proxy.upstream_bytes < 1.2 * BASE64, f"{proxy.upstream_bytes} bytes on the wire for {BASE64:.0f} of base64"
+    page.assert_no_bad_message()
 
 
-def test_cancel_mid_upload_ends_the_modal_with_cancelled(page, tmp_path):
+def test_cancel_mid_upload_ends_the_modal_with_cancelled(page, tmp_path, paced_host):
     # 2 MB/s, so the 9.5 MB are still going up while the screenshots are taken and Cancel is
     # pressed (at the default 32 MiB/s the host now takes them in well under a second).
-    slow = RestartableHost("--web-root", "web", "--upload-rate", "2000000")
-    try:
-        make_big_file(tmp_path / "big.png", SIZE)
-        page.open(slow.base)
-        dialog = pick(page, tmp_path / "big.png")
-        modal_id = page.modal_id(dialog)
-        page.button(dialog, "Send").click()
-        page.wait(30).until(lambda d: acked_fraction(dialog) > 0.1)
-        page.both_schemes("upload-in-progress")
-        assert acked_fraction(dialog) < 1, "the upload ended before Cancel could be pressed"
-        page.button(dialog, "Cancel").click()
-        page.wait_toast("Photos cancelled")
-        page.no_dialog()
-        answers = page.answers(modal_id)
-        assert answers == [{"type": "failure", "id": modal_id, "code": "cancelled"}], answers
-        sent_before = len(page.sent("upload", id=modal_id))
-        time.sleep(0.5)
-        assert len(page.sent("upload", id=modal_id)) == sent_before, "nothing is sent after Cancel"
-        page.wait_idle("photo")
-        page.assert_no_bad_message()
-    finally:
-        slow.stop()
+    slow = paced_host(2_000_000)
+    make_big_file(tmp_path / "big.png", SIZE)
+    page.open(slow.base)
+    dialog = pick(page, tmp_path / "big.png")
+    modal_id = page.modal_id(dialog)
+    page.button(dialog, "Send").click()
+    page.wait(30).until(lambda d: acked_fraction(dialog) > 0.1)
+    page.both_schemes("upload-in-progress")
+    assert acked_fraction(dialog) < 1, "the upload ended before Cancel could be pressed"
+    page.button(dialog, "Cancel").click()
+    page.wait_toast("Photos cancelled")
+    page.no_dialog()
+    answers = page.answers(modal_id)
+    assert answers == [{"type": "failure", "id": modal_id, "code": "cancelled"}], answers
+    sent_before = len(page.sent("upload", id=modal_id))
+    time.sleep(0.5)
+    assert len(page.sent("upload", id=modal_id)) == sent_before, "nothing is sent after Cancel"
+    page.wait_idle("photo")
+    page.assert_no_bad_message()
 
 
-def test_a_refused_upload_is_shown_with_retry_and_cancel(page, tmp_path):
+def test_a_refused_upload_is_shown_with_retry_and_cancel(page, tmp_path, paced_host):
     # Paced at 2 MB/s (about 5 s for the file): at the default rate a quiet machine takes the
     # whole file before the confused chunk below arrives, and the dialog is gone.
-    paced = RestartableHost("--web-root", "web", "--upload-rate", "2000000")
-    try:
-        make_big_file(tmp_path / "big.png", SIZE)
-        page.open(paced.base)
-        dialog = pick(page, tmp_path / "big.png")
-        modal_id = page.modal_id(dialog)
-        page.button(dialog, "Send").click()
-        page.wait(30).until(lambda d: acked_fraction(dialog) > 0.1)
-        assert acked_fraction(dialog) < 0.9, "the upload is still going when the bad chunk is sent"
-        # The page's next chunk bent to one that does not continue the file, as a confused
-        # client would send (inside the page's window: a chunk past it is refused for pacing).
-        page.script("""const client = window.remoteModal, send = client.send.bind(client);
-                       let bent = false;
-                       client.send = (message) => {
-                         if (bent || message.type !== "upload" || message.offset === 0) return send(message);
-                         bent = true;
-                         return send({ ...message, offset: 12345, data: "AAAA" });
-                       };""")
-        page.wait().until(lambda d: dialog.find_element(By.CSS_SELECTOR, ".error-text").is_displayed())
-        error = dialog.find_element(By.CSS_SELECTOR, ".error-text").text
-        assert error.startswith("The host refused the upload: offset 12345 does not continue “big.png”"), error
-        retry = page.button(dialog, "Retry")
-        assert retry.is_enabled() and page.button(dialog, "Cancel").is_enabled()
-        failures = []
-        page.both_schemes("upload-refused", failures)
-        assert not failures, failures
-        retry.click()
-        page.wait_toast(received_photos(1, SIZE), seconds=60)
-        assert upload_offsets(page, modal_id).count(0) == 1, "Retry went on from what the host held"
-        assert not [e for e in page.received("error") if e["code"] == "rate_limited"], "the page kept the window"
-    finally:
-        paced.stop()
+    paced = paced_host(2_000_000)
+    make_big_file(tmp_path / "big.png", SIZE)
+    page.open(paced.base)
+    dialog = pick(page, tmp_path / "big.png")
+    modal_id = page.modal_id(dialog)
+    page.button(dialog, "Send").click()
+    page.wait(30).until(lambda d: acked_fraction(dialog) > 0.1)
+    assert acked_fraction(dialog) < 0.9, "the upload is still going when the bad chunk is sent"
+    # The page's next chunk bent to one that does not continue the file, as a confused
+    # client would send (inside the page's window: a chunk past it is refused for pacing).
+    page.script("""const client = window.remoteModal, send = client.send.bind(client);
+                   let bent = false;
+                   client.send = (message) => {
+                     if (bent || message.type !== "upload" || message.offset === 0) return send(message);
+                     bent = true;
+                     return send({ ...message, offset: 12345, data: "AAAA" });
+                   };""")
+    page.wait().until(lambda d: dialog.find_element(By.CSS_SELECTOR, ".error-text").is_displayed())
+    error = dialog.find_element(By.CSS_SELECTOR, ".error-text").text
+    assert error.startswith("The host refused the upload: offset 12345 does not continue “big.png”"), error
+    retry = page.button(dialog, "Retry")
+    assert retry.is_enabled() and page.button(dialog, "Cancel").is_enabled()
+    failures = []
+    page.both_schemes("upload-refused", failures)
+    assert not failures, failures
+    retry.click()
+    page.wait_toast(received_photos(1, SIZE), seconds=60)
+    assert upload_offsets(page, modal_id).count(0) == 1, "Retry went on from what the host held"
+    assert not [e for e in page.received("error") if e["code"] == "rate_limited"], "the page kept the window"
 
 
-def test_a_reload_mid_upload_names_the_file_and_it_goes_on_when_chosen_again(desktop, tmp_path):
+def test_a_reload_mid_upload_names_the_file_and_it_goes_on_when_chosen_again(desktop, tmp_path, paced_host):
     """The page keeps which files it was sending; after a reload the picker the host presents
     again says the upload stopped and asks for the file, which then goes on from what the host
     holds (not from 0)."""
     page = desktop
     size = 3_000_000
-    slow = RestartableHost("--web-root", "web", "--upload-rate", "1000000")     # 3 s for the file
-    try:
-        path = tmp_path / "holiday.png"
-        make_big_file(path, size)
-        page.open(slow.base)
-        page.tap("photo")
-        dialog = page.dialog()
-        modal_id = page.modal_id(dialog)
-        dialog.find_element(By.CSS_SELECTOR, "input[type=file]").send_keys(str(path))
-        page.wait().until(lambda d: "3 MB" in dialog.find_element(By.CSS_SELECTOR, ".picker-note").text)
-        page.button(dialog, "Send").click()
-        page.wait(30).until(lambda d: acked_fraction(dialog) > 0.15)
-        page.driver.refresh()
-        page.wait().until(lambda d: page.connection_state() == "open")
-        dialog = page.dialog()
-        assert page.modal_id(dialog) == modal_id
-        stopped = dialog.find_element(By.CSS_SELECTOR, ".picker-stopped")
-        assert stopped.text == ("The upload of “holiday.png” stopped when the page was reloaded: "
-                                "choose the file again to continue."), stopped.text
-        held = page.received("present", id=modal_id)[-1].get("received")
-        assert held and held[0]["bytes"] > 0, held
-        failures = []
-        page.both_schemes("upload-stopped-by-reload", failures)
-        assert not failures, failures
-        dialog.find_element(By.CSS_SELECTOR, "input[type=file]").send_keys(str(path))
-        # Chosen again, the file is no longer missing: the note goes before Send.
-        page.wait().until(lambda d: stopped.text == "")
-        page.button(dialog, "Send").click()
-        assert not stopped.is_displayed(), "the note goes once the file is chosen again and sent"
-        page.wait_toast(received_photos(1, size), seconds=30)
-        assert upload_offsets(page, modal_id).count(0) == 1, "went on from what the host held"
-        page.no_dialog()
-        assert page.script("return Object.keys(sessionStorage).filter((k) => k.startsWith('remote-modal.draft.'))") == []
-        page.assert_no_bad_message()
-    finally:
-        slow.stop()
+    slow = paced_host(1_000_000)     # 3 s for the file
+    path = tmp_path / "holiday.png"
+    make_big_file(path, size)
+    page.open(slow.base)
+    page.tap("photo")
+    dialog = page.dialog()
+    modal_id = page.modal_id(dialog)
+    dialog.find_element(By.CSS_SELECTOR, "input[type=file]").send_keys(str(path))
+    page.wait().until(lambda d: "3 MB" in dialog.find_element(By.CSS_SELECTOR, ".picker-note").text)
+    page.button(dialog, "Send").click()
+    page.wait(30).until(lambda d: acked_fraction(dialog) > 0.15)
+    page.driver.refresh()
+    page.wait().until(lambda d: page.connection_state() == "open")
+    dialog = page.dialog()
+    assert page.modal_id(dialog) == modal_id
+    stopped = dialog.find_element(By.CSS_SELECTOR, ".picker-stopped")
+    assert stopped.text == ("The upload of “holiday.png” stopped when the page was reloaded: "
+                            "choose the file again to continue."), stopped.text
+    held = page.received("present", id=modal_id)[-1].get("received")
+    assert held and held[0]["bytes"] > 0, held
+    failures = []
+    page.both_schemes("upload-stopped-by-reload", failures)
+    assert not failures, failures
+    dialog.find_element(By.CSS_SELECTOR, "input[type=file]").send_keys(str(path))
+    # Chosen again, the file is no longer missing: the note goes before Send.
+    page.wait().until(lambda d: stopped.text == "")
+    page.button(dialog, "Send").click()
+    assert not stopped.is_displayed(), "the note goes once the file is chosen again and sent"
+    page.wait_toast(received_photos(1, size), seconds=30)
+    assert upload_offsets(page, modal_id).count(0) == 1, "went on from what the host held"
+    page.no_dialog()
+    assert page.script("return Object.keys(sessionStorage).filter((k) => k.startsWith('remote-modal.draft.'))") == []
+    page.assert_no_bad_message()

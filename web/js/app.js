@@ -107,13 +107,15 @@ client.addEventListener("state", ({ detail }) => {
   banner.classList.remove("stopped");
   $("#retry").hidden = false;
   if (state === "open") { everOpen = true; clearTimeout(bannerTimer); bannerTimer = null; banner.hidden = true; }
+  if (state === "open") sendKeptTaps();
+  else if (state !== "reconnecting") forgetKeptTaps();   // refused, unauthorized: nothing goes
   clearInterval(countdown);
   // After a 1001 the host has cancelled every flow: nothing is kept for it, and no control
   // is busy any more (the new session's controls replace them).
   $(".banner-note").textContent = detail.hostLeft
     ? "What was open was cancelled; start again from the controls when the host is back."
     : "Answers you give meanwhile are kept and sent when the connection is back.";
-  if (detail.hostLeft) for (const button of controlsBar.querySelectorAll("button")) setBusy(button, false);
+  if (detail.hostLeft) for (const button of controlsBar.querySelectorAll("button:not(.kept)")) setBusy(button, false);
   if (state === "connecting" && !banner.hidden) $("#banner-text").textContent = "Connecting…";   // Retry now after a refusal
   if (state === "reconnecting") {
     $("#banner-text").textContent = offlineText(detail);
@@ -151,11 +153,52 @@ let controlItems = [];
 let pendingFocus = null;     // a control to focus once it is enabled again
 let lastTapped = null;       // the control whose flow most likely presents next
 
+/** Controls work while the host is reachable, and while it is being reconnected to (a tap is
+ *  then kept and goes once it is back); not once the host refused the page. */
 function setControlsEnabled(online) {
+  const keeping = client.state === "reconnecting";
   for (const button of controlsBar.querySelectorAll("button")) {
     const item = controlItems.find((candidate) => candidate.id === button.dataset.control);
-    button.disabled = !online || !item?.enabled;
+    button.disabled = !(online || keeping) || !item?.enabled;
   }
+}
+
+// Taps on controls while the host cannot be reached (the banner promises answers are kept):
+// kept, one per control, the button shown pending and the banner saying so; sent once, when
+// the connection is back.
+const keptTaps = new Map();  // control id -> title
+const keptLine = $("#kept-taps");
+
+function keepTap(item, button) {
+  keptTaps.set(item.id, item.title);
+  setBusy(button, true);
+  button.classList.add("kept");
+  showKeptTaps();
+  // Said now, not after the banner's usual second.
+  clearTimeout(bannerTimer);
+  bannerTimer = null;
+  banner.hidden = false;
+  showInDialogs();
+}
+
+function showKeptTaps() {
+  const titles = [...keptTaps.values()].map((title) => `“${title}”`);
+  keptLine.textContent = titles.length
+    ? `Saved: ${titles.join(", ")} ${titles.length === 1 ? "goes" : "go"} when the host is back.` : "";
+  keptLine.hidden = titles.length === 0;
+}
+
+function sendKeptTaps() {
+  const ids = [...keptTaps.keys()];
+  keptTaps.clear();
+  showKeptTaps();
+  for (const id of ids) client.tap(id);
+}
+
+function forgetKeptTaps() {
+  keptTaps.clear();
+  showKeptTaps();
+  for (const button of controlsBar.querySelectorAll("button.kept")) { button.classList.remove("kept"); setBusy(button, false); }
 }
 
 client.addEventListener("controls", ({ detail }) => {
@@ -173,8 +216,13 @@ client.addEventListener("controls", ({ detail }) => {
     spinner.className = "spinner";
     spinner.setAttribute("aria-hidden", "true");
     button.append(label, spinner);
-    setBusy(button, item.busy);
-    button.addEventListener("click", () => { lastTapped = item.id; client.tap(item.id); });
+    setBusy(button, item.busy || keptTaps.has(item.id));
+    button.classList.toggle("kept", keptTaps.has(item.id));
+    button.addEventListener("click", () => {
+      lastTapped = item.id;
+      if (keptTaps.has(item.id)) return showKeptTaps();      // kept already: it goes once
+      if (!client.tap(item.id) && client.state === "reconnecting") keepTap(item, button);
+    });
     return button;
   }));
   setControlsEnabled(client.state === "open");
@@ -215,17 +263,88 @@ new MutationObserver(placeToasts).observe(document.body,
   { subtree: true, childList: true, attributes: true, attributeFilter: ["open", "class"] });
 client.addEventListener("error", ({ detail }) => console.warn("host error", detail));
 client.addEventListener("sessionLost", ({ detail }) => {
+  // Drafts the person saved in the session that is gone come back where the same flow does.
+  const drafts = carryDrafts(detail.reason);
   // A notice already on screen (the host shut down with a modal open) says it once, updated;
   // a toast besides would be a second message about the same event.
-  const notices = layer.querySelectorAll('dialog.notice[data-reason="shutdown"] .message');
+  const notices = layer.querySelectorAll('dialog.notice[data-reason="shutdown"]');
   if (notices.length) {
-    for (const message of notices) message.textContent = NOTICES[detail.reason][1];
+    for (const notice of notices) {
+      notice.querySelector(".message").textContent = NOTICES[detail.reason](notice.dataset.name, notice.dataset.carried === "true")[1];
+    }
     return;
   }
   if (detail.modals === 0 && everOpen) {
-    toast("info", detail.reason === "restarted" ? "The host restarted; you have a new session." : "Your session expired; you have a new session.");
+    const lead = detail.reason === "restarted" ? "The host restarted; you have a new session." : "Your session expired; you have a new session.";
+    toast("info", drafts ? `${lead} What you saved comes back when you open it again.` : lead);
   }
 });
+
+// What the person typed in a modal the host lost (a restart, an expired session, a shutdown),
+// and the drafts they saved in the session that is gone, by the flow's look (its kind and
+// title): filled in again when the same flow presents it in the new session. A password is
+// never kept.
+const CARRY_KEY = "remote-modal.carry";
+const SAVED_KEY = "remote-modal.saved";
+const readJSON = (key) => { try { return JSON.parse(sessionStorage.getItem(key) ?? "null"); } catch { return null; } };
+const writeJSON = (key, value) => { try { sessionStorage.setItem(key, JSON.stringify(value)); } catch { /* full */ } };
+const flowKey = (modal) => `${modal.kind}:${modal.title ?? ""}`;
+const TEXT_TYPES = new Set(["text", "email", "tel", "url", "search", "number", "password"]);
+const typedNodes = (dialog) => [...dialog.querySelectorAll(".modal-content input, .modal-content textarea")]
+  .filter((node) => !node.readOnly && (node.tagName === "TEXTAREA" || TEXT_TYPES.has(node.type)));
+const typedValues = (dialog) => typedNodes(dialog).map((node) => (node.type === "password" ? null : node.value));
+
+/** Keeps what was typed in `entry`'s dialog for its flow's return; whether anything was. */
+function carryTyped(entry, modal, why) {
+  const values = typedValues(entry.handle.dialog);
+  if (!values.some((value, index) => value !== null && value !== entry.initial[index])) return false;
+  writeJSON(CARRY_KEY, { ...(readJSON(CARRY_KEY) ?? {}), [flowKey(modal)]: { values, why, draft: false } });
+  return true;
+}
+
+/** The saved drafts of the session that is gone become carried ones; whether there were any. */
+function carryDrafts(why) {
+  const saved = readJSON(SAVED_KEY);
+  sessionStorage.removeItem(SAVED_KEY);
+  if (!saved || saved.session !== client.session || !Object.keys(saved.drafts ?? {}).length) return false;
+  const carried = readJSON(CARRY_KEY) ?? {};
+  for (const [key, values] of Object.entries(saved.drafts)) carried[key] ??= { values, why, draft: true };
+  writeJSON(CARRY_KEY, carried);
+  return true;
+}
+
+/** A composer's "Save draft": the host keeps the draft, but only as long as the session (a
+ *  "Send" is the end of it). */
+function noteSaved(id, modal, message) {
+  const status = message.type === "result" ? message.value?.status : null;
+  const entry = open.get(id);
+  if (!entry || (status !== "saved" && status !== "sent")) return;
+  const saved = readJSON(SAVED_KEY);
+  const drafts = saved?.session === client.session ? { ...saved.drafts } : {};
+  if (status === "saved") drafts[flowKey(modal)] = typedValues(entry.handle.dialog);
+  else delete drafts[flowKey(modal)];
+  writeJSON(SAVED_KEY, { session: client.session, drafts });
+}
+
+/** Fills a flow's carried values into its dialog, once, and says so there. */
+function fillCarried(handle, modal) {
+  const carried = readJSON(CARRY_KEY) ?? {};
+  const kept = carried[flowKey(modal)];
+  if (!kept) return;
+  delete carried[flowKey(modal)];
+  writeJSON(CARRY_KEY, carried);
+  const nodes = typedNodes(handle.dialog);
+  if (nodes.length !== kept.values.length) return;
+  nodes.forEach((node, index) => {
+    const value = kept.values[index];
+    if (typeof value !== "string" || node.type === "password" || node.value === value) return;
+    node.value = value;
+    node.dispatchEvent(new Event("input", { bubbles: true }));   // to the host, and to the page's own draft
+  });
+  const when = kept.why === "expired" ? "before your session expired" : "before the host restarted";
+  handle.carried(kept.draft ? `Your saved draft is back: the host had lost it ${when}.`
+                            : `Filled in again with what you typed ${when}.`);
+}
 
 // Drafts of what was typed in a composer, per session and modal, until the modal's dismiss.
 const DRAFT_PREFIX = "remote-modal.draft.";
@@ -253,7 +372,7 @@ client.addEventListener("present", ({ detail: { id, modal, answered } }) => {
   const active = document.activeElement === document.body ? null : document.activeElement;
   const returnFocus = { element: active, control: active?.dataset?.control ?? lastTapped };
   const handle = openModal(id, modal, {
-    answer: (message) => client.answer(message),
+    answer: (message) => { noteSaved(id, modal, message); client.answer(message); },
     input: (values) => client.input(id, values),
     flushInput: () => client.flushInput(id),
     isChecked: () => client.inputChecked(id),
@@ -264,7 +383,8 @@ client.addEventListener("present", ({ detail: { id, modal, answered } }) => {
     anchor: (source) => document.querySelector(`[data-control="${CSS.escape(source)}"]`)?.getBoundingClientRect() ?? null,
   }, layer);
   if (answered) { handle.ui.alreadyAnswered(); handle.answerState(client.isOpen); }
-  open.set(id, { handle, returnFocus });
+  open.set(id, { handle, returnFocus, modal, initial: typedValues(handle.dialog) });
+  if (!answered) fillCarried(handle, modal);
   showInDialogs();
 });
 
@@ -278,14 +398,26 @@ client.addEventListener("rejected", ({ detail }) => {
   open.get(detail.id)?.handle.rejected(`The host did not accept this answer: ${reason}.`);
 });
 
-// Why a modal went away without the person, in words, where it was.
+// Why a modal went away without the person, in words, where it was: [title, message] for
+// the dialog's name (null: none shown) and whether what was typed in it was kept.
+const comesBack = (carried) => (carried ? " What you typed comes back when you open it again." : "");
 const NOTICES = {
-  restarted: ["Request cancelled", "The host restarted; this request was cancelled."],
-  expired: ["Request cancelled", "Your session expired while you were offline; this request was cancelled."],
-  ended: ["Request ended", "This request ended while you were offline."],
-  timeout: ["Request timed out", "This request was open too long and has been withdrawn."],
-  shutdown: ["Request cancelled", "The host is shutting down; this request was cancelled."],
+  restarted: (name, carried) => name
+    ? [name, `The host restarted; “${name}” was closed.${comesBack(carried)}`]
+    : ["Request cancelled", `The host restarted; this request was cancelled.${comesBack(carried)}`],
+  expired: (name, carried) => name
+    ? [name, `Your session expired while you were offline; “${name}” was closed.${comesBack(carried)}`]
+    : ["Request cancelled", `Your session expired while you were offline; this request was cancelled.${comesBack(carried)}`],
+  ended: () => ["Request ended", "This request ended while you were offline."],
+  timeout: () => ["Request timed out", "This request was open too long and has been withdrawn."],
+  shutdown: () => ["Request cancelled", "The host is shutting down; this request was cancelled."],
 };
+
+/** The name the person saw on a dialog (its heading), or null for an unnamed one. */
+function dialogName(handle) {
+  const text = handle.dialog.querySelector("h2")?.textContent?.trim();
+  return text && text !== "Request" ? text : null;
+}
 
 client.addEventListener("dismiss", ({ detail }) => {
   draftStore(detail.id).clear();
@@ -299,9 +431,15 @@ client.addEventListener("dismiss", ({ detail }) => {
     if (target?.disabled) pendingFocus = control; else target?.focus();
   };
   // An answer given before a drop was most likely accepted: its modal just closes.
-  const notice = detail.reason === "ended" && entry.handle.ui.answered ? null : NOTICES[detail.reason];
-  if (notice) {
-    entry.handle.notice(notice[0], notice[1], restoreFocus, detail.reason);
+  const words = detail.reason === "ended" && entry.handle.ui.answered ? null : NOTICES[detail.reason];
+  if (words) {
+    const name = dialogName(entry.handle);
+    const lost = ["restarted", "expired", "shutdown"].includes(detail.reason) && !entry.handle.ui.answered;
+    const carried = lost && carryTyped(entry, entry.modal, detail.reason === "expired" ? "expired" : "restarted");
+    const [title, text] = words(name, carried);
+    entry.handle.notice(title, text, restoreFocus, detail.reason);
+    entry.handle.dialog.dataset.name = name ?? "";
+    entry.handle.dialog.dataset.carried = String(carried);
   } else {
     entry.handle.close().then(restoreFocus);
   }

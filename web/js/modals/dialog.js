@@ -86,6 +86,8 @@ export class DialogUI {
         event.preventDefault();
         if (!button.disabled && !this.answered) pick(index, button);
       });
+      // A disabled button gets no click, but the pointer's press and release still reach it.
+      button.addEventListener("pointerup", () => this.keepDisabled(button));
       row.append(button);
       return button;
     });
@@ -115,9 +117,12 @@ export class DialogUI {
     // The rules of the disabled actions that say theirs, above the row; gone once enabled.
     const showRules = () => {
       const rules = list.map((action, index) => (buttons[index].disabled && action.explanation) || null).filter(Boolean);
-      // Until the host has checked what was typed, its rule may already hold: say it is checking.
+      // Until the host has checked what was typed, its rule may already hold: say it is checking
+      // (typed while the host cannot be reached: that it checks once back), never the rule.
       const checking = rules.length > 0 && this.io.isChecked?.() === false;
-      this.ruleLine.textContent = checking ? "Checking what you typed with the host…" : [...new Set(rules)].join(" ");
+      const unreached = rules.length > 0 && this.typedOffline && this.io.isOnline?.() === false;
+      this.ruleLine.textContent = unreached ? "Not checked yet: the host cannot be reached."
+        : checking ? "Checking what you typed with the host…" : [...new Set(rules)].join(" ");
       buttons.forEach((button, index) => {
         if (list[index].explanation && button.disabled) button.setAttribute("aria-describedby", this.ruleLine.id);
         else button.removeAttribute("aria-describedby");
@@ -126,6 +131,7 @@ export class DialogUI {
     showRules();
     this.showRules = showRules;
     const update = (states) => {
+      this.typedOffline = false;                 // the host said what it makes of the values
       let enabledNow = false;
       states.forEach((state, index) => {
         if (!buttons[index]) return;
@@ -140,7 +146,6 @@ export class DialogUI {
       }
       const waiting = this.pendingSubmit;
       if (waiting && !waiting.button.disabled) {
-        clearTimeout(waiting.timer);
         this.pendingSubmit = null;
         waiting.button.click();
       }
@@ -162,20 +167,63 @@ export class DialogUI {
   /** Clicks `button` once the host enables it, or says why not once the host has checked
    *  the values (`checked`; a host that never answers is the connection's to tell). */
   submitWhenEnabled(button) {
-    if (this.pendingSubmit) clearTimeout(this.pendingSubmit.timer);
-    this.pendingSubmit = { button, timer: null };
+    if (this.pendingSubmit && this.pendingSubmit.button !== button) setBusy(this.pendingSubmit.button, false);
+    this.pendingSubmit = { button };
+  }
+
+  /** A tap on an alert's disabled action while the host cannot say whether it may go (it is
+   *  unreachable, or still checking what was typed): kept, the button shown pending, and it
+   *  goes once the host enables it (or the rule is said once the host has checked). */
+  keepDisabled(button) {
+    if (!button.disabled || this.answered || this.modal.kind !== "alert" || this.pendingSubmit?.button === button) return;
+    if (!this.body.querySelector("input")) return;           // nothing typed that it could wait for
+    const offline = this.io.isOnline?.() === false;
+    if (!offline && this.io.isChecked?.() !== false) return; // the host's rule holds: the rule line says it
+    const title = button.querySelector(".label")?.textContent ?? "Your answer";
+    this.submitWhenEnabled(button);
+    this.keptOffline = offline;
+    setBusy(button, true);
+    clearTimeout(this.hintTimer);
+    this.hintLine.textContent = offline ? `Saved: “${title}” goes when the host is back` : `“${title}” goes once the host has checked what you typed`;
+  }
+
+  /** The host presented this alert again after a resume, with a tap kept offline: the values
+   *  go again, so that the host's answer (an update, or a pong) settles it. */
+  recheck() {
+    const waiting = this.pendingSubmit;
+    this.keptOffline = false;
+    if (!waiting || this.answered) return;
+    const title = waiting.button.querySelector(".label")?.textContent ?? "Your answer";
+    this.hintLine.textContent = `“${title}” goes once the host has checked what you typed`;
+    // What the host sent for the resume's hello comes before its reply to these values (and
+    // would count as their check): the first check only sends them once more.
+    this.settling = true;
+    this.sendValues();
+  }
+
+  sendValues() {
+    this.io.input([...this.body.querySelectorAll("input")].map((input) => input.value));
+    this.io.flushInput?.();
   }
 
   /** The host has been heard since the values went: its rules are known now. */
   checked() {
+    this.typedOffline = false;
     this.showRules?.();
     const waiting = this.pendingSubmit;
     if (!waiting) return;
+    if (this.settling && waiting.button.disabled) {
+      this.settling = false;
+      return this.sendValues();
+    }
+    this.settling = false;
     this.pendingSubmit = null;
-    if (this.hintLine.textContent.endsWith("goes once the host has checked what you typed")) this.hintLine.textContent = "";
+    if (/goes (once the host has checked what you typed|when the host is back)$/.test(this.hintLine.textContent)) this.hintLine.textContent = "";
     if (!waiting.button.isConnected) return;
-    if (waiting.button.disabled) this.refuse(this.unavailableReason(waiting.button));
-    else waiting.button.click();
+    if (waiting.button.disabled) {
+      setBusy(waiting.button, false);
+      this.refuse(this.unavailableReason(waiting.button));
+    } else waiting.button.click();
   }
 
   /** What Escape, the back gesture and a tap outside a sheet do. */
@@ -195,7 +243,8 @@ export class DialogUI {
     // A rule the host stated (the requester's copy of an approval) says more than "choose":
     // the dialog shakes and the rule is said again where it stands, not twice on screen.
     if (this.ruleLine.textContent) {
-      this.shake();
+      // Escape did something: it is said not to close this, the rule being why.
+      this.refuse("Escape does not close this request.");
       const rule = this.ruleLine.textContent;
       this.ruleLine.textContent = "";
       queueMicrotask(() => { this.ruleLine.textContent = rule; });
@@ -204,7 +253,6 @@ export class DialogUI {
     return this.refuse("Please choose one of the options");
   }
 
-  /** Shakes the dialog and says why it stays. */
   /** Shakes the dialog: something was refused. */
   shake() {
     this.dialog.classList.remove("shake");
@@ -263,7 +311,13 @@ export class DialogUI {
     this.errorLine.hidden = !text;
   }
 
-  input(values) { this.io.input(values); }
+  input(values) {
+    this.io.input(values);
+    if (this.io.isOnline?.() === false && !this.typedOffline) {
+      this.typedOffline = true;
+      this.showRules?.();
+    }
+  }
 
   /** This modal's draft in session storage: {load(), save(values), clear()} (none: a no-op). */
   draft() { return this.io.draft ?? { load: () => null, save: () => {}, clear: () => {} }; }
@@ -395,10 +449,17 @@ export function openModal(id, modal, io, layer) {
   handle.refresh = (next, typed) => {
     if (next.actions) result?.update?.(next.actions);
     if (!ui.answered) result?.refresh?.(next, typed);
+    if (ui.keptOffline) ui.recheck();
   };
   handle.connection = (text) => {
     connectionLine.hidden = !text;
     connectionText.textContent = text ?? "";
+  };
+  /** Says, above the fields, that they were filled in again (what the host had lost). */
+  handle.carried = (text) => {
+    const line = el("p", { class: "carried-line", role: "status", text });
+    const heading = content.querySelector("h2");
+    heading ? heading.after(line) : content.prepend(line);
   };
   handle.answerState = (sent) => ui.answerState(sent);
   handle.rejected = (text) => ui.rejected(text);

@@ -1,0 +1,205 @@
+"""Issue #32's cold-trial leftovers in the kiosk (tmux against a real modal-host, behind a
+proxy that can cut and refuse): reasons in plain words, an attempt count that starts again
+once connected, a refused file named (not "file 0") without a stale progress line, notices
+with their time, a "Not connected" that goes once connected, notices at 40x12. Each failed on
+the kiosk before its fix (KIOSK_BIN=<old kiosk> runs them against another build)."""
+import os
+import re
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "python"))
+from hosts import Host  # noqa: E402
+from test_kiosk import KIOSK, Tmux  # noqa: E402
+from test_kiosk_findings import capture  # noqa: E402
+from test_kiosk_unattended import Proxy  # noqa: E402
+
+TIME = r"\(\d\d:\d\d:\d\d\)"
+
+
+def kiosk_through(proxy, name, width=100, height=30):
+    terminal = Tmux(f"kiosk-passer-by-{os.getpid()}-{time.monotonic_ns()}",
+                    f"{KIOSK} ws://127.0.0.1:{proxy.port}/ws --name {name} --group lobby")
+    if (width, height) != (100, 30):
+        subprocess.run(["tmux", "resize-window", "-t", terminal.name, "-x", str(width), "-y", str(height)], check=True)
+    return terminal
+
+
+def attempts_seen(terminal):
+    return [int(n) for n in re.findall(r"\(attempt (\d+)\)", terminal.screen())]
+
+
+def wait_attempt_at_least(terminal, count, seconds=30):
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        if any(n >= count for n in attempts_seen(terminal)):
+            return
+        time.sleep(0.1)
+    raise AssertionError(f"never reached attempt {count}:\n{terminal.screen()}")
+
+
+def test_a_host_that_closes_before_answering_is_said_in_plain_words():
+    host = Host("--retention", "30")
+    proxy = Proxy(host.port)
+    kiosk = kiosk_through(proxy, "reasons")
+    try:
+        kiosk.wait_for("| connected")
+        # The proxy takes each connection and closes it before the host answers.
+        proxy.cut(refuse_seconds=3600)
+        kiosk.wait_for("(attempt 3)", seconds=20)
+        screen = kiosk.screen()
+        capture(kiosk, "reasons-outage")
+        assert "read failed" not in screen, screen
+        assert "the connection closed before the host answered" in screen, screen
+    finally:
+        kiosk.close()
+        proxy.close()
+        host.stop()
+
+
+def test_the_attempt_count_starts_again_once_connected():
+    host = Host("--retention", "30")
+    proxy = Proxy(host.port)
+    kiosk = kiosk_through(proxy, "attempts")
+    try:
+        kiosk.wait_for("| connected")
+        proxy.cut(refuse_seconds=3600)               # a long outage
+        wait_attempt_at_least(kiosk, 5)
+        proxy.refuse_until = 0
+        kiosk.wait_for("| connected", seconds=30)
+        proxy.cut(refuse_seconds=3600)               # a fresh one counts from the start again
+        kiosk.wait_for("(attempt ", seconds=10)
+        capture(kiosk, "reasons-fresh-outage")
+        assert attempts_seen(kiosk) and max(attempts_seen(kiosk)) <= 3, kiosk.screen()
+    finally:
+        kiosk.close()
+        proxy.close()
+        host.stop()
+
+
+def test_a_refused_file_is_named_and_no_progress_line_stays(tmp_path):
+    host = Host("--retention", "30")
+    kiosk = Tmux(f"kiosk-refused-name-{os.getpid()}-{time.monotonic_ns()}",
+                 f"{KIOSK} ws://127.0.0.1:{host.port}/ws --name lobby-1 --group lobby")
+    try:
+        notes = tmp_path / "notes.png"
+        notes.write_bytes(b"not a photo at all\n" * 100)
+        kiosk.wait_for("[4] Send photos")
+        kiosk.keys("4")
+        kiosk.wait_for("== Choose photos ==")
+        kiosk.keys(str(notes), "Enter", "Enter")
+        kiosk.wait_for("[3] Choose other files  <- Enter")
+        time.sleep(0.5)
+        screen = kiosk.screen()
+        capture(kiosk, "refused-file-named")
+        assert "\u201cnotes.png\u201d" in screen, screen
+        assert not re.search(r"\bfile \d", screen), screen
+        assert "Uploading" not in screen and "0%" not in screen, screen
+    finally:
+        kiosk.close()
+        host.stop()
+
+
+def test_a_single_notice_carries_its_time(tmp_path):
+    host = Host("--retention", "30")
+    kiosk = Tmux(f"kiosk-time-{os.getpid()}-{time.monotonic_ns()}",
+                 f"{KIOSK} ws://127.0.0.1:{host.port}/ws --name lobby-1 --group lobby")
+    try:
+        kiosk.wait_for("[3] Choose country")
+        kiosk.keys("3")
+        kiosk.wait_for("== Choose a country ==")
+        kiosk.keys("2")
+        kiosk.wait_for("Country: Japan")
+        kiosk.keys("Right")                          # any key: the banner becomes a notice
+        kiosk.wait_for("Notices (newest first):")
+        capture(kiosk, "notice-time")
+        assert re.search(r"SUCCESS: Country: Japan  " + TIME, kiosk.screen()), kiosk.screen()
+    finally:
+        kiosk.close()
+        host.stop()
+
+
+def test_not_connected_goes_once_connected():
+    host = Host("--retention", "30")
+    proxy = Proxy(host.port)
+    kiosk = kiosk_through(proxy, "notices")
+    try:
+        kiosk.wait_for("[3] Choose country")
+        proxy.cut(refuse_seconds=4)
+        kiosk.wait_for("| reconnecting", seconds=10)
+        kiosk.keys("3")                              # a tap with the host away
+        kiosk.wait_for("Not connected to the host: nothing was sent.")
+        capture(kiosk, "not-connected-notice")
+        kiosk.keys("Right")                          # the banner becomes a notice
+        kiosk.wait_for("| connected", seconds=30)
+        time.sleep(0.5)
+        screen = kiosk.screen()
+        capture(kiosk, "not-connected-gone")
+        assert "Not connected" not in screen, screen
+    finally:
+        kiosk.close()
+        proxy.close()
+        host.stop()
+
+
+def test_at_40x12_the_newest_notice_is_still_shown_under_a_dialog():
+    host = Host("--retention", "30")
+    kiosk = Tmux(f"kiosk-small-{os.getpid()}-{time.monotonic_ns()}",
+                 f"{KIOSK} ws://127.0.0.1:{host.port}/ws --name small --group lobby")
+    subprocess.run(["tmux", "resize-window", "-t", kiosk.name, "-x", "40", "-y", "12"], check=True)
+    try:
+        kiosk.wait_for("| connected")
+        kiosk.keys("3")
+        kiosk.wait_for("== Choose a country ==")
+        kiosk.keys("2")
+        kiosk.wait_for("Country: Japan")
+        kiosk.keys("1")                              # Sign in: two rows are left under it
+        kiosk.wait_for("== Sign in ==")
+        time.sleep(0.5)
+        screen = kiosk.screen()
+        capture(kiosk, "notice-at-40x12")
+        assert "Terminal too small" not in screen, screen
+        assert re.search(r"SUCCESS: Country: Japan  " + TIME, screen), screen
+    finally:
+        kiosk.close()
+        host.stop()
+
+
+def test_a_host_without_the_heartbeat_is_judged_after_a_second_of_silence():
+    """A host before the heartbeat (no offer in its welcome: the scripted one): the kiosk never
+    pings it, says "checking" while typed values are fresh, then the host's rule after a
+    second of silence; the host's update enables the action, which then goes."""
+    from test_kiosk_options import ScriptedHost
+    host = ScriptedHost()
+    kiosk = Tmux(f"kiosk-no-heartbeat-{os.getpid()}-{time.monotonic_ns()}",
+                 f"{KIOSK} ws://127.0.0.1:{host.port}/ws --name lobby-1")
+    try:
+        kiosk.wait_for("| connected")
+        assert host.ready.wait(10)
+        host.present("m1", {"kind": "alert", "title": "Your e-mail", "message": None,
+                            "textFields": [{"kind": "email", "placeholder": "e-mail", "text": None}],
+                            "actions": [{"title": "Cancel", "style": "cancel", "enabled": True, "preferred": False},
+                                        {"title": "OK", "style": "default", "enabled": False, "preferred": True,
+                                         "explanation": "Enter an e-mail address"}]})
+        kiosk.wait_for("== Your e-mail ==")
+        kiosk.wait_for("Enter an e-mail address")
+        kiosk.keys("bob")
+        kiosk.wait_for("[2] OK (checking")
+        capture(kiosk, "no-heartbeat-checking")
+        kiosk.wait_for("[2] OK (disabled)", seconds=5)
+        assert "Enter an e-mail address" in kiosk.screen(), kiosk.screen()
+        capture(kiosk, "no-heartbeat-rule")
+        messages = []
+        while not host.inbox.empty():
+            messages.append(host.inbox.get())
+        assert [m["textFields"] for m in messages if m["type"] == "input"][-1:] == [["bob"]], messages
+        assert not [m for m in messages if m["type"] == "ping"], "a host that offers no heartbeat is not pinged"
+        host.send({"type": "update", "id": "m1", "actions": [{"enabled": True}, {"enabled": True}]})
+        kiosk.wait_for("  [2] OK\n")
+        kiosk.keys("Enter", "Enter")
+        assert host.expect("result")["value"] == {"action": 1, "textFields": ["bob"]}
+    finally:
+        kiosk.close()
+        host.close()
