@@ -189,7 +189,7 @@ test("a fresh session inside the retention means the host restarted: the modal i
   clock += 5_000;
   const second = reconnect(client, { session: "s2", resumed: false });
   assert.deepEqual(events.filter(([type]) => type === "dismiss").map(([, d]) => d), [{ id: "m1", reason: "restarted" }]);
-  assert.deepEqual(events.find(([type]) => type === "sessionLost")[1], { reason: "restarted", modals: 1 });
+  assert.deepEqual(events.find(([type]) => type === "sessionLost")[1], { reason: "restarted", modals: 1, session: "s1" });   // session: the one that is gone
   assert.equal(second.messages("result").length, 0, "an answer for a lost session is not sent to the new one");
   // seq starts again in the new session.
   second.receive({ type: "status", seq: 1, level: "info", text: "hello again" });

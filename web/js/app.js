@@ -264,7 +264,7 @@ new MutationObserver(placeToasts).observe(document.body,
 client.addEventListener("error", ({ detail }) => console.warn("host error", detail));
 client.addEventListener("sessionLost", ({ detail }) => {
   // Drafts the person saved in the session that is gone come back where the same flow does.
-  const drafts = carryDrafts(detail.reason);
+  const drafts = carryDrafts(detail.reason, detail.session);
   // A notice already on screen (the host shut down with a modal open) says it once, updated;
   // a toast besides would be a second message about the same event.
   const notices = layer.querySelectorAll('dialog.notice[data-reason="shutdown"]');
@@ -303,10 +303,11 @@ function carryTyped(entry, modal, why) {
 }
 
 /** The saved drafts of the session that is gone become carried ones; whether there were any. */
-function carryDrafts(why) {
+function carryDrafts(why, lostSession) {
+  // `lostSession`: the session that is gone (the client already holds the new one).
   const saved = readJSON(SAVED_KEY);
   sessionStorage.removeItem(SAVED_KEY);
-  if (!saved || saved.session !== client.session || !Object.keys(saved.drafts ?? {}).length) return false;
+  if (!saved || saved.session !== lostSession || !Object.keys(saved.drafts ?? {}).length) return false;
   const carried = readJSON(CARRY_KEY) ?? {};
   for (const [key, values] of Object.entries(saved.drafts)) carried[key] ??= { values, why, draft: true };
   writeJSON(CARRY_KEY, carried);

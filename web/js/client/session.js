@@ -56,7 +56,7 @@ export const sessionMethods = {
       // (restarted); past it, it expired while we were away.
       const away = this.disconnectedAt === null ? Infinity : this.now() - this.disconnectedAt;
       const reason = away < this.retentionSeconds * 1000 ? "restarted" : "expired";
-      this.emit("sessionLost", { reason, modals: this.shown.size });
+      this.emit("sessionLost", { reason, modals: this.shown.size, session: this.session });
       for (const id of [...this.shown]) this.dismissed(id, reason);
       for (const id of [...this.unconfirmed.keys()]) this.unconfirmed.delete(id);
       this.persistAnswers();

@@ -25,7 +25,7 @@ import { sha256Hex } from "./bytes.js";
  * - dismiss {id, reason}: the host's reasons, plus two the client decides:
  *   `restarted` (the resume got a fresh session while inside the retention: the host lost
  *   its state) and `ended` (the modal was no longer pending when the session resumed)
- * - sessionLost {reason, modals}, checking {id}, checked {id}
+ * - sessionLost {reason, modals, session} (`session`: the id that is gone), checking {id}, checked {id}
  * - answer {id, sent}: an answer was given; `sent` false while it waits for a connection
  * - rejected {id, code, message}: the host refused the last answer; the modal stays
  * - error {code, message, ref}
