@@ -66,9 +66,9 @@ def test_one_huge_publish_cuts_every_subscription_and_the_pending_approval_survi
             assert reply.startswith(b":"), reply
             # The desk answers at once, while the subscriptions may still be down.
             await desk.send({"type": "result", "id": first["id"], "value": {"action": 0}})
+            assert await status(asker, timeout=15) == "Approved by desk-2"
             for host in started:
                 await asyncio.to_thread(wait_for, lambda: resubscribed(host) >= 1, 15, "every host to re-subscribe")
-            assert await status(asker, timeout=15) == "Approved by desk-2"
             # The bystander's own flow works, and the cluster works on: a second approval.
             await bystander.tap("country")
             present = await bystander.expect("present")

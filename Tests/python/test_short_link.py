@@ -72,9 +72,9 @@ def status_from(url, source):
 
 
 def test_wrong_codes_from_one_address_are_answered_429_and_another_address_is_served():
+    # At the defaults: 20 wrong codes a minute, then 429 for 300 s.
     provider = OIDCProvider()
-    host = Host("--oidc-issuer", provider.issuer, "--oidc-client-id", "remote-modal-demo",
-                "--short-link-misses", "5", "--short-link-lockout", "600")
+    host = Host("--oidc-issuer", provider.issuer, "--oidc-client-id", "remote-modal-demo")
     try:
         async def scenario():
             client = await ProtocolClient.open(host.url)
@@ -84,9 +84,9 @@ def test_wrong_codes_from_one_address_are_answered_429_and_another_address_is_se
             short = present["modal"]["shortURL"]
             base = short[:short.rindex("/") + 1]
             guesser = "127.0.0.61"
-            statuses = [await asyncio.to_thread(status_from, f"{base}guess{n:03d}", guesser) for n in range(8)]
-            # Five wrong codes are answered 404; past them the address gets 429, the live code too.
-            assert statuses == [404] * 5 + [429] * 3, statuses
+            statuses = [await asyncio.to_thread(status_from, f"{base}guess{n:03d}", guesser) for n in range(24)]
+            # Twenty wrong codes are answered 404; past them the address gets 429, the live code too.
+            assert statuses == [404] * 20 + [429] * 4, statuses
             assert await asyncio.to_thread(status_from, short, guesser) == 429
             # Another address is served as before, the live code included.
             assert await asyncio.to_thread(status_from, short, "127.0.0.62") == 302
@@ -98,4 +98,4 @@ def test_wrong_codes_from_one_address_are_answered_429_and_another_address_is_se
         host.stop()
         provider.stop()
     log = host.process.stderr.read().decode()
-    assert '"127.0.0.61" tried 5 wrong codes' in log, log[-2000:]
+    assert '"127.0.0.61" tried 20 wrong codes' in log, log[-2000:]
