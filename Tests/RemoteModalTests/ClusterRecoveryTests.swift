@@ -11,14 +11,22 @@ import Testing
 struct ClusterRecoveryTests {
     let cluster = ClusterSecurityTests()
 
-    @Test func anAnswerGivenWhileTheSubscriptionsAreCutArrivesOnceTheyReturn() {
+    /// An approval asked on host a of group `lobby` (with `others` of host a in it too),
+    /// shown on host b's kiosk, then every subscription cut.
+    private func pendingWhileCut(others: [String] = []) -> (Outcome<String>, TestClient, [TestClient]) {
         let asker = cluster.a.connect(name: "asker", group: "lobby")
+        let locals = others.map { cluster.a.connect(name: $0, group: "lobby") }
         let kiosk = cluster.b.connect(name: "kiosk-b", group: "lobby")
         cluster.settle()
         let outcome = cluster.ask(.sameGroup(as: cluster.a.session(of: asker)))
         #expect(kiosk.presents.count == 1)
         cluster.hub.dropSubscriptions()
         cluster.settle()
+        return (outcome, kiosk, locals)
+    }
+
+    @Test func anAnswerGivenWhileTheSubscriptionsAreCutArrivesOnceTheyReturn() {
+        let (outcome, kiosk, _) = pendingWhileCut()
         #expect(!outcome.finished, "a pending approval waits for the subscription to return")
         // The kiosk answers meanwhile: its claim goes through, its message is heard by nobody.
         kiosk.send(alertResult("m1", action: 0))
@@ -32,15 +40,8 @@ struct ClusterRecoveryTests {
     }
 
     @Test func aCopyWhoseClaimAnotherHostWonMeanwhileIsSuperseded() {
-        let asker = cluster.a.connect(name: "asker", group: "lobby")
-        let witness = cluster.a.connect(name: "witness", group: "lobby")
-        let kiosk = cluster.b.connect(name: "kiosk-b", group: "lobby")
-        cluster.settle()
-        let outcome = cluster.ask(.sameGroup(as: cluster.a.session(of: asker)))
-        #expect(kiosk.presents.count == 1)
-        cluster.hub.dropSubscriptions()
-        cluster.settle()
-        witness.send(alertResult("m1", action: 0))
+        let (outcome, kiosk, locals) = pendingWhileCut(others: ["witness"])
+        locals[0].send(alertResult("m1", action: 0))
         cluster.settle()
         #expect(outcome.elements == ["witness"])
         #expect(kiosk.dismissals.isEmpty, "host a's dismiss was not heard")
