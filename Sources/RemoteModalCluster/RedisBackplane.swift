@@ -62,10 +62,13 @@ public final class RedisBackplane: ClusterBackplane {
 
     /// Subscribes on a thread of its own.
     public func start(channels: [String], events: ClusterBackplaneEvents) {
+        let commands = self.commands
         let subscriber = RedisSubscriber(
             endpoint: endpoint, channels: channels, backoff: backoff,
             onState: { subscribed, error in
                 if let error { events.failed(error.description) }
+                // Redis answers again: what the host publishes next need not wait.
+                if subscribed { commands.retryNow() }
                 events.connected(subscribed)
             },
             onMessage: { channel, payload in events.message(channel, payload) })
@@ -78,22 +81,21 @@ public final class RedisBackplane: ClusterBackplane {
         commands.send(["PUBLISH", channel, payload]) { _ in }
     }
 
-    /// `SET key owner NX PX ttl`: `OK` wins, nil loses.
+    /// `SET key value NX PX ttl`: `OK` wins, nil loses (unless the key already holds `value`).
     public func claim(
-        _ key: String, owner: String, ttlSeconds: Double, _ done: @escaping @Sendable (ClusterClaim) -> Void
+        _ key: String, value: String, ttlSeconds: Double, _ done: @escaping @Sendable (ClusterClaim) -> Void
     ) {
         let milliseconds = String(max(1, Int(ttlSeconds * 1_000)))
         let commands = self.commands
-        let ownerName = owner
-        commands.send(["SET", key, owner, "NX", "PX", milliseconds]) { result in
+        commands.send(["SET", key, value, "NX", "PX", milliseconds]) { result in
             switch result {
             case .success(.status("OK")): done(.won)
             case .success(.null):
                 // A command retried after a broken connection may have set the key the
-                // first time: the owner decides.
+                // first time: the value decides.
                 commands.send(["GET", key]) { reply in
                     switch reply {
-                    case .success(.string(let value)): done(value == ownerName ? .won : .lost)
+                    case .success(.string(let held)): done(held == value ? .won : .lost)
                     default: done(.unavailable)
                     }
                 }
@@ -103,9 +105,16 @@ public final class RedisBackplane: ClusterBackplane {
     }
 
     /// `GET key`.
-    public func claimOwner(_ key: String, _ done: @escaping @Sendable (String?) -> Void) {
+    public func claimValue(_ key: String, _ done: @escaping @Sendable (String?) -> Void) {
         commands.send(["GET", key]) { reply in
-            if case .success(.string(let owner)) = reply { done(owner) } else { done(nil) }
+            if case .success(.string(let value)) = reply { done(value) } else { done(nil) }
+        }
+    }
+
+    /// `PING` on the command connection (which Redis's pub/sub output limit does not cut).
+    public func reachable(_ done: @escaping @Sendable (Bool) -> Void) {
+        commands.send(["PING"]) { reply in
+            if case .success(.status("PONG")) = reply { done(true) } else { done(false) }
         }
     }
 

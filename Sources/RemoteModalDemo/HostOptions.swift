@@ -74,6 +74,12 @@ public struct HostOptions: Sendable {
                 help: "bytes a second a file in progress must average once --upload-stall has passed,"
                     + " or it is dropped (default 16384; 0: no minimum)"),
             FlagSpec("spool-dir", value: "PATH", help: "folder for upload spool files (default: one under $TMPDIR)"),
+            FlagSpec(
+                "short-link-misses", value: "N",
+                help: "wrong short sign-in link codes one address may try a minute, then 429 (default 20; 0: no limit)"),
+            FlagSpec(
+                "short-link-lockout", value: "SECONDS",
+                help: "how long an address past --short-link-misses is answered 429 (default 300)"),
             FlagSpec("photo-max-bytes", value: "BYTES", help: "the demo photo picker's limit (default 10485760)"),
             FlagSpec("log-level", value: "LEVEL", help: "trace, debug, info, warning or error (default info)"),
             FlagSpec("oidc-issuer", value: "URL", help: "OpenID Connect issuer for the login flow"),
@@ -186,6 +192,8 @@ public struct HostOptions: Sendable {
         options.host.maxUploadBytesPerAddress =
             try flags.int("max-upload-per-address", in: 0...(1 << 40)) ?? 128 * 1_048_576
         options.host.uploadStallSeconds = try flags.seconds("upload-stall") ?? 60
+        options.host.shortLinkMissesPerMinute = try flags.int("short-link-misses", in: 0...1_000_000) ?? 20
+        options.host.shortLinkLockoutSeconds = try flags.seconds("short-link-lockout") ?? 300
         options.host.uploadMinimumBytesPerSecond = Double(try flags.int("upload-min-rate", in: 0...(1 << 40)) ?? 16_384)
         options.photoMaxBytes = try flags.int("photo-max-bytes", in: 1...Int(Int32.max)) ?? 10 * 1_048_576
         if let name = flags.string("event-loop") {

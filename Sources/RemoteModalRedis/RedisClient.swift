@@ -90,8 +90,20 @@ public final class RedisClient: @unchecked Sendable {
             let live = try connected()
             return .success(try live.command(arguments))
         } catch {
-            fail()
+            // Failing fast while backing off is no new failure: counting it would push the
+            // next attempt further out with every command (a heartbeat every few hundred
+            // milliseconds then kept the client from ever reconnecting).
+            if error.kind != .unavailable { fail() }
             return .failure(error)
+        }
+    }
+
+    /// Ends the backoff: the next command connects at once (Redis is known to be back, for
+    /// example because a subscription to it just succeeded).
+    public func retryNow() {
+        queue.async {
+            guard self.connection == nil else { return }
+            self.retryAt = .now()
         }
     }
 

@@ -16,6 +16,8 @@ public final class InMemoryBackplaneHub: Sendable {
         var subscribers: [Subscriber] = []
         var claims: [String: String] = [:]
         var up = true
+        /// Whether subscribers hear messages (`dropSubscriptions`).
+        var subscribed = true
         var cutOff: Set<Int> = []
         var nextID = 1
         var claimsDecided = 0
@@ -70,28 +72,55 @@ public final class InMemoryBackplaneHub: Sendable {
     func publish(from id: Int, _ channel: String, _ payload: String) {
         let receivers: [Subscriber] = state.withLock { state in
             guard state.up, !state.cutOff.contains(id) else { return [] }
+            guard state.subscribed else {
+                return state.subscribers.filter { $0.id < 0 && $0.channels.contains(channel) }
+            }
             return state.subscribers.filter { $0.channels.contains(channel) && !state.cutOff.contains($0.id) }
         }
         queue.async { for receiver in receivers { receiver.events.message(channel, payload) } }
     }
 
-    func claim(from id: Int, _ key: String, _ owner: String, _ done: @escaping @Sendable (ClusterClaim) -> Void) {
+    func claim(from id: Int, _ key: String, _ value: String, _ done: @escaping @Sendable (ClusterClaim) -> Void) {
         let outcome: ClusterClaim = state.withLock { state in
             guard state.up, !state.cutOff.contains(id) else { return .unavailable }
             state.claimsDecided += 1
-            if state.claims[key] != nil { return .lost }
-            state.claims[key] = owner
+            if let held = state.claims[key] { return held == value ? .won : .lost }
+            state.claims[key] = value
             return .won
         }
         queue.async { done(outcome) }
     }
 
-    func owner(from id: Int, _ key: String, _ done: @escaping @Sendable (String?) -> Void) {
-        let owner: String? = state.withLock { state in
+    func value(from id: Int, _ key: String, _ done: @escaping @Sendable (String?) -> Void) {
+        let value: String? = state.withLock { state in
             guard state.up, !state.cutOff.contains(id) else { return nil }
             return state.claims[key]
         }
-        queue.async { done(owner) }
+        queue.async { done(value) }
+    }
+
+    func reachable(from id: Int, _ done: @escaping @Sendable (Bool) -> Void) {
+        let answers = state.withLock { $0.up && !$0.cutOff.contains(id) }
+        queue.async { done(answers) }
+    }
+
+    /// Cuts every host's subscription (as Redis does on its pub/sub output buffer limit) while
+    /// claims keep working; `resubscribe` brings the subscriptions back.
+    public func dropSubscriptions() {
+        let subscribers = state.withLock { state in
+            state.subscribed = false
+            return state.subscribers.filter { !state.cutOff.contains($0.id) }
+        }
+        queue.async { for subscriber in subscribers { subscriber.events.connected(false) } }
+    }
+
+    /// Ends `dropSubscriptions`: every host is subscribed again.
+    public func resubscribe() {
+        let subscribers = state.withLock { state in
+            state.subscribed = true
+            return state.subscribers.filter { !state.cutOff.contains($0.id) }
+        }
+        queue.async { for subscriber in subscribers { subscriber.events.connected(true) } }
     }
 
     /// Publishes a raw payload as an outsider with write access would (not one of the hosts).
@@ -103,8 +132,11 @@ public final class InMemoryBackplaneHub: Sendable {
     /// Sets a claim as an outsider would.
     /// - Parameters:
     ///   - key: The claim's key.
-    ///   - owner: The owner written.
-    public func forgeClaim(_ key: String, owner: String) { state.withLock { $0.claims[key] = owner } }
+    ///   - value: The value written.
+    public func forgeClaim(_ key: String, value: String) { state.withLock { $0.claims[key] = value } }
+
+    /// The claims' keys now, as an outsider with read access sees them.
+    public var claimKeys: [String] { state.withLock { Array($0.claims.keys).sorted() } }
 
     /// Every payload published on a channel from now on, as the hub delivers them.
     /// - Parameter channel: The channel.
@@ -140,15 +172,18 @@ public final class InMemoryBackplane: ClusterBackplane {
 
     /// Claims in the hub.
     public func claim(
-        _ key: String, owner: String, ttlSeconds: Double, _ done: @escaping @Sendable (ClusterClaim) -> Void
+        _ key: String, value: String, ttlSeconds: Double, _ done: @escaping @Sendable (ClusterClaim) -> Void
     ) {
-        hub.claim(from: id, key, owner, done)
+        hub.claim(from: id, key, value, done)
     }
 
-    /// Asks the hub who holds a claim.
-    public func claimOwner(_ key: String, _ done: @escaping @Sendable (String?) -> Void) {
-        hub.owner(from: id, key, done)
+    /// Asks the hub what a claim holds.
+    public func claimValue(_ key: String, _ done: @escaping @Sendable (String?) -> Void) {
+        hub.value(from: id, key, done)
     }
+
+    /// Whether the hub is up for this host.
+    public func reachable(_ done: @escaping @Sendable (Bool) -> Void) { hub.reachable(from: id, done) }
 
     /// Unsubscribes.
     public func stop() { hub.remove(id) }

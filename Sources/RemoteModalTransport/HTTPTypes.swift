@@ -10,6 +10,9 @@ public struct HTTPRequest: Sendable {
     public let queryItems: [String: String]
     /// Selected request headers, lower-cased names (`host`, `origin`, `cookie`, ...).
     public let headers: [String: String]
+    /// The client's address (behind a trusted proxy, the one it forwarded for); empty when
+    /// unknown. Per-address budgets count by it.
+    public let clientAddress: String
 
     /// Creates a request.
     /// - Parameters:
@@ -17,11 +20,16 @@ public struct HTTPRequest: Sendable {
     ///   - path: The path.
     ///   - queryItems: The decoded query parameters.
     ///   - headers: Header values by lower-cased name.
-    public init(method: String, path: String, queryItems: [String: String] = [:], headers: [String: String] = [:]) {
+    ///   - clientAddress: The client's address.
+    public init(
+        method: String, path: String, queryItems: [String: String] = [:], headers: [String: String] = [:],
+        clientAddress: String = ""
+    ) {
         self.method = method
         self.path = path
         self.queryItems = queryItems
         self.headers = headers
+        self.clientAddress = clientAddress
     }
 }
 

@@ -20,7 +20,9 @@ extension ServiceLoop {
         ] {
             if let value = header(wsi, token) { headers[name] = value }
         }
-        let request = HTTPRequest(method: method, path: path, queryItems: queryItems(wsi), headers: headers)
+        let request = HTTPRequest(
+            method: method, path: path, queryItems: queryItems(wsi), headers: headers,
+            clientAddress: clientAddress(wsi, peer: peerAddress(wsi)))
         if method == "OTHER" {
             // Answered and closed at once: the request's body (if any) is never read, so the
             // socket holds nothing of the host's past this answer.

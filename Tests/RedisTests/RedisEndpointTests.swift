@@ -52,4 +52,21 @@ struct RedisEndpointTests {
         }
         #expect(second.kind == .unavailable)
     }
+
+    @Test func retryNowEndsTheBackoffSoTheNextCommandConnects() {
+        let failing = RedisClient(
+            endpoint: RedisEndpoint(host: "127.0.0.1", port: 1), timeoutMilliseconds: 200,
+            backoff: RedisBackoff(initial: 60, maximum: 60))
+        _ = failing.sendAndWait(["PING"])
+        for _ in 0..<5 {
+            guard case .failure(let fast) = failing.sendAndWait(["PING"]) else { return }
+            #expect(fast.kind == .unavailable)
+        }
+        failing.retryNow()
+        guard case .failure(let again) = failing.sendAndWait(["PING"]) else {
+            Issue.record("port 1 answered")
+            return
+        }
+        #expect(again.kind == .connect, "the command after retryNow() connects (and is refused)")
+    }
 }

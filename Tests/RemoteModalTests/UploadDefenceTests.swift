@@ -134,20 +134,10 @@ struct UploadDefenceTests {
             $0.uploadMinimumBytesPerSecond = 4_096
             $0.maxUploadSpoolBytes = 1_000_000
         }
-        func client(_ name: String, from peer: String) -> TestClient {
-            let client = harness.transport.connect(peer: peer)
-            client.hello(name: name, capabilities: ["photoPicker"])
-            harness.settle()
-            return client
-        }
-        let trickler = client("trickler", from: "10.0.0.81")
-        let bystander = client("bystander", from: "10.0.0.82")
-        _ = RemoteModal.photoPicker(presenter: .session(harness.session(of: trickler))) { $0.maxBytes = 1_000_000 }
-            .asObservable().subscribe()
-        let outcome = Outcome<[PickedFile]>()
-        _ = RemoteModal.photoPicker(presenter: .session(harness.session(of: bystander))) { $0.maxBytes = 1_000_000 }
-            .asObservable().subscribe(outcome.observer())
-        harness.settle()
+        let trickler = harness.pickerClient("trickler", from: "10.0.0.81")
+        let bystander = harness.pickerClient("bystander", from: "10.0.0.82")
+        harness.presentPhotoPicker(to: trickler, maxBytes: 1_000_000)
+        let outcome = harness.presentPhotoPicker(to: bystander, maxBytes: 1_000_000)
         let big = pngSignature + [UInt8](repeating: 3, count: 900_000)
         trickler.send(chunk(Array(big[0..<1_024]), size: big.count))
         harness.settle()
@@ -178,17 +168,10 @@ struct UploadDefenceTests {
             $0.uploadMinimumBytesPerSecond = 4_096
             $0.maxUploadSpoolBytes = 1_000_000
         }
-        let trickler = harness.transport.connect(peer: "10.0.0.91")
-        trickler.hello(name: "trickler", capabilities: ["photoPicker"])
-        let bystander = harness.transport.connect(peer: "10.0.0.92")
-        bystander.hello(name: "bystander", capabilities: ["photoPicker"])
-        harness.settle()
-        _ = RemoteModal.photoPicker(presenter: .session(harness.session(of: trickler))) { $0.maxBytes = 1_000_000 }
-            .asObservable().subscribe()
-        let outcome = Outcome<[PickedFile]>()
-        _ = RemoteModal.photoPicker(presenter: .session(harness.session(of: bystander))) { $0.maxBytes = 1_000_000 }
-            .asObservable().subscribe(outcome.observer())
-        harness.settle()
+        let trickler = harness.pickerClient("trickler", from: "10.0.0.91")
+        let bystander = harness.pickerClient("bystander", from: "10.0.0.92")
+        harness.presentPhotoPicker(to: trickler, maxBytes: 1_000_000)
+        let outcome = harness.presentPhotoPicker(to: bystander, maxBytes: 1_000_000)
         let big = pngSignature + [UInt8](repeating: 3, count: 900_000)
         for round in 0..<6 {
             trickler.send(chunk(Array(big[0..<1]), size: big.count))
@@ -200,6 +183,28 @@ struct UploadDefenceTests {
         bystander.send(.result(id: "m1", value: ["items": [item("a.png", small)]]))
         harness.settle()
         #expect(outcome.elements.first?.first?.size == small.count, "the bystander gets the budget")
+    }
+
+    @Test func theResultCarriesTheTypeTheBytesWereJudgedToBeNotTheDeclaredOne() {
+        // PNG bytes declared as an SVG drawing, JPEG bytes declared as PNG.
+        let png = pngSignature + [UInt8](repeating: 6, count: 3_000)
+        let jpeg = [0xFF, 0xD8, 0xFF, 0xE0] + [UInt8](repeating: 7, count: 3_000)
+        for (file, declared, judged) in [(png, "image/svg+xml", "image/png"), (jpeg, "image/png", "image/jpeg")] {
+            let harness = HostHarness()
+            let client = harness.connect(capabilities: ["photoPicker"])
+            let outcome = harness.presentPhotoPicker(to: client)
+            client.send(chunk(file, size: file.count, name: "a.img", mimeType: declared, last: true))
+            var described = item("a.img", file)
+            if case .object(var pairs) = described {
+                pairs = pairs.map { $0.0 == "mimeType" ? ($0.0, .string(declared)) : $0 }
+                described = .object(pairs)
+            }
+            client.send(.result(id: "m1", value: ["items": [described]]))
+            harness.settle()
+            #expect(client.errors.isEmpty)
+            #expect(outcome.elements.first?.map(\.mimeType) == [judged], "declared \(declared)")
+            #expect(outcome.elements.first?.map(\.declaredMimeType) == [declared])
+        }
     }
 
     @Test func aFileAtTheMinimumRateKeepsItsReservation() {

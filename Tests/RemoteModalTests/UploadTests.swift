@@ -359,11 +359,8 @@ struct UploadTests {
             $0.uploadMinimumBytesPerSecond = 0
         }
         func picker(_ name: String) -> TestClient {
-            let client = harness.transport.connect(peer: "10.0.0.66")
-            client.hello(name: name, capabilities: ["photoPicker"])
-            harness.settle()
-            _ = RemoteModal.photoPicker(presenter: .session(harness.session(of: client))).asObservable().subscribe()
-            harness.settle()
+            let client = harness.pickerClient(name, from: "10.0.0.66")
+            harness.presentPhotoPicker(to: client)
             return client
         }
         func start(_ client: TestClient, size: Int, offset: Int = 0) {
@@ -397,11 +394,8 @@ struct UploadTests {
             $0.uploadStallSeconds = 30
         }
         func picker(_ peer: String, _ name: String) -> TestClient {
-            let client = harness.transport.connect(peer: peer)
-            client.hello(name: name, capabilities: ["photoPicker"])
-            harness.settle()
-            _ = RemoteModal.photoPicker(presenter: .session(harness.session(of: client))).asObservable().subscribe()
-            harness.settle()
+            let client = harness.pickerClient(name, from: peer)
+            harness.presentPhotoPicker(to: client)
             return client
         }
         func start(_ client: TestClient, size: Int) {

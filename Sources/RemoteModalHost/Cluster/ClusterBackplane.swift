@@ -18,20 +18,28 @@ public protocol ClusterBackplane: Sendable {
     ///   - channel: The channel.
     ///   - payload: The message.
     func publish(_ channel: String, _ payload: String)
-    /// Claims `key` for `owner` if nobody has: atomically, across every host.
+    /// Claims `key` with `value` if nobody has: atomically, across every host.
     /// - Parameters:
-    ///   - key: The key (a presentation's id).
-    ///   - owner: Who claims it.
+    ///   - key: The key (derived from a presentation's id).
+    ///   - value: The claim's value (signed by the host: who answered, and the answer).
     ///   - ttlSeconds: How long the claim is remembered.
-    ///   - done: Called once with the outcome.
-    func claim(_ key: String, owner: String, ttlSeconds: Double, _ done: @escaping @Sendable (ClusterClaim) -> Void)
-    /// Who holds a claim (`GET key`): the origin checks an answer against it, so that a
-    /// message alone cannot resolve a presentation.
+    ///   - done: Called once with the outcome (`won` also when `key` already holds `value`: a
+    ///     command retried after a broken connection).
+    func claim(_ key: String, value: String, ttlSeconds: Double, _ done: @escaping @Sendable (ClusterClaim) -> Void)
+    /// The value a claim holds (`GET key`): the origin checks an answer against it, so that a
+    /// message alone cannot resolve a presentation, and reads it again after a lost
+    /// subscription, so that an answer given meanwhile is not lost.
     /// - Parameters:
     ///   - key: The key of `claim`.
-    ///   - done: Called once with the owner, or `nil` when nobody holds it or the backplane
+    ///   - done: Called once with the value, or `nil` when nobody holds it or the backplane
     ///     cannot say.
-    func claimOwner(_ key: String, _ done: @escaping @Sendable (String?) -> Void)
+    func claimValue(_ key: String, _ done: @escaping @Sendable (String?) -> Void)
+    /// Whether the engine answers commands now (`PING`), asked when the subscription is lost:
+    /// a subscription cut while Redis still answers (its `client-output-buffer-limit pubsub`
+    /// tripped by one huge message) leaves pending cluster presentations waiting for the
+    /// subscription to return, an engine that does not answer fails them at once.
+    /// - Parameter done: Called once with the answer.
+    func reachable(_ done: @escaping @Sendable (Bool) -> Void)
     /// Stops; no more events after it returns.
     func stop()
 }
@@ -82,6 +90,10 @@ public struct ClusterConfiguration: Sendable {
     public var membershipExpirySeconds: Double = 15
     /// How long a presentation's "answered" claim is remembered in the backplane.
     public var claimTTLSeconds: Double = 3_600
+    /// How long pending cluster presentations wait for a lost subscription to return while the
+    /// backplane still answers commands (one huge `PUBLISH` made Redis cut every subscriber);
+    /// past it they fail with `clusterUnavailable`, as they do at once when it does not answer.
+    public var resubscribeGraceSeconds: Double = 30
     /// The key every backplane message is signed with and checked against; `nil` sends and
     /// accepts unsigned messages (a local test only: anyone who can write to the backplane
     /// then speaks for every host). `modal-host` refuses to start without one unless told

@@ -73,6 +73,17 @@ public struct ClusterKey: Sendable, Equatable, CustomStringConvertible {
         return .success(body)
     }
 
+    /// The name of a presentation's first-answer claim: `HEX(HMAC(key, "rm1 claim\nID"))`, cut
+    /// to 128 bits. Who can write to Redis but lacks the key cannot tell it before the claim
+    /// exists, so cannot take it first (squat) and block or hijack the answer.
+    /// - Parameter presentationID: The presentation's cluster id.
+    /// - Returns: The name's unguessable part.
+    func claimName(_ presentationID: String) -> String {
+        let code = HMACSHA256.authenticationCode(
+            for: Array((Self.version + " claim\n" + presentationID).utf8), key: bytes)
+        return Self.hex(Array(code.prefix(16)))
+    }
+
     private func mac(_ body: String, channel: String) -> [UInt8] {
         HMACSHA256.authenticationCode(
             for: Array((Self.version + "\n" + channel + "\n").utf8) + Array(body.utf8), key: bytes)

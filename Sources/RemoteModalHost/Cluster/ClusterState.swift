@@ -117,6 +117,19 @@ final class ClusterState: @unchecked Sendable {
     /// When this host last answered each other host's `sync`.
     var snapshotSentAt: [String: Date] = [:]
 
+    // A lost subscription.
+
+    /// Since when the subscription is lost while the backplane may still answer commands (from
+    /// the loss until a `PING` fails, or for good while it answers; `nil`: subscribed, or the
+    /// backplane does not answer and nothing waits). Commands are sent meanwhile.
+    var resubscribing: Date?
+    /// Counts losses, so that a grace timer of an earlier one does nothing.
+    var losses = 0
+    /// Ends the grace of a lost subscription.
+    var grace: (any Disposable)?
+    /// Whether the subscription was ever live (a later one is a re-subscription).
+    var everConnected = false
+
     // Checks on receipt.
 
     /// Ids of copies shown here recently (a replayed `present` is not shown twice).
@@ -138,7 +151,34 @@ final class ClusterState: @unchecked Sendable {
 
     static let broadcastChannel = "remote-modal:all"
     static func hostChannel(_ hostID: String) -> String { "remote-modal:host:" + hostID }
-    static func claimKey(_ presentationID: String) -> String { "remote-modal:answered:" + presentationID }
+    /// The Redis key of a presentation's first-answer claim: unguessable without the cluster
+    /// key (`ClusterKey.claimName`), the id itself only in an unsigned (test) cluster.
+    func claimKey(_ presentationID: String) -> String {
+        "remote-modal:answered:" + (configuration.key.map { $0.claimName(presentationID) } ?? presentationID)
+    }
+
+    /// A claim's value as it is written: the JSON of who answered (and what), signed for the
+    /// claim's key (so a value moved to another presentation's claim fails).
+    func sealClaim(_ body: JSONValue, key claimKey: String) -> String {
+        let text = body.jsonText
+        return configuration.key.map { $0.sign(text, channel: claimKey) } ?? text
+    }
+
+    /// A claim's value read back: the answer it records, or `nil` when it does not verify under
+    /// the cluster key or is not this presentation's (a value written without the key is void).
+    func openClaim(_ value: String, key claimKey: String, presentationID: String) -> JSONValue? {
+        let body: String
+        if let key = configuration.key {
+            guard case .success(let opened) = key.open(value, channel: claimKey) else { return nil }
+            body = String(opened)
+        } else {
+            body = value
+        }
+        guard let claim = try? JSONParser().parse(body), claim["id"]?.stringValue == presentationID,
+            claim["host"]?.stringValue != nil, claim["member"]?.stringValue != nil
+        else { return nil }
+        return claim
+    }
 
     /// The one-way member key of a session id.
     static func memberKey(_ sessionID: String) -> String {

@@ -89,17 +89,79 @@ extension HostCore {
         cluster.connected = up
         metrics.update { $0.cluster.connected = up }
         if up {
-            logger.info("cluster: connected as \(cluster.hostID)")
+            let again = cluster.everConnected
+            let waited = cluster.resubscribing
+            cluster.everConnected = true
+            cluster.resubscribing = nil
+            cluster.grace?.dispose()
+            cluster.grace = nil
             publish(
                 ClusterState.broadcastChannel,
                 ["t": "join", "host": .string(cluster.hostID), "seq": .number(Double(cluster.seq))])
             flushMembership()
+            guard again else {
+                logger.info("cluster: connected as \(cluster.hostID)")
+                return
+            }
+            metrics.update { $0.cluster.resubscribed += 1 }
+            // Peers kept through the loss were not heard meanwhile: they get a fresh expiry, and
+            // each sends its snapshot (the join asks for it). What crosses hosts and was
+            // decided meanwhile is read back from the claims.
+            for hostID in cluster.peers.keys { cluster.peers[hostID]?.lastSeen = clock.now }
+            let pending = cluster.origins.count + cluster.copies.count
+            let outage = waited.map { String(format: " after %.1f s", clock.now.timeIntervalSince($0)) } ?? ""
+            logger.warning(
+                "cluster: subscribed again as \(cluster.hostID)\(outage); asked the other hosts for their members,"
+                    + " re-reading the claims of \(pending) pending cluster presentation(s)")
+            recoverPending()
             return
         }
+        cluster.losses += 1
+        let loss = cluster.losses
+        // Until the backplane says it no longer answers, commands are still sent (an answer
+        // given now is claimed, and its message published).
+        cluster.resubscribing = clock.now
+        logger.warning("cluster: lost the backplane subscription; re-subscribing with backoff")
+        cluster.backplane.reachable { [weak self] answers in
+            guard let self else { return }
+            perform { self.subscriptionLost(loss, backplaneAnswers: answers) }
+        }
+    }
+
+    /// The backplane said whether it still answers commands after subscription loss `loss`.
+    /// It answers (Redis cut the subscription, as for one huge `PUBLISH`): what crosses hosts
+    /// waits up to `resubscribeGraceSeconds` for the subscription to return. It does not: it
+    /// all ends now, as before.
+    private func subscriptionLost(_ loss: Int, backplaneAnswers: Bool) {
+        guard let cluster, !cluster.stopped, !cluster.connected, cluster.losses == loss else { return }
+        guard backplaneAnswers else {
+            loseBackplane()
+            return
+        }
+        let grace = cluster.configuration.resubscribeGraceSeconds
+        logger.warning(
+            "cluster: Redis still answers commands (it cut the subscription, for example on its pub/sub output"
+                + " buffer limit); \(cluster.origins.count + cluster.copies.count) pending cluster"
+                + " presentation(s) wait up to \(Int(grace)) s for the subscription to return")
+        cluster.grace?.dispose()
+        cluster.grace = clock.schedule(after: .milliseconds(Int(grace * 1_000))) { [weak self] in
+            guard let self else { return }
+            perform {
+                guard let cluster = self.cluster, !cluster.connected, cluster.losses == loss else { return }
+                self.loseBackplane()
+            }
+        }
+    }
+
+    /// Without the backplane nothing can be decided: ends what crosses hosts.
+    private func loseBackplane() {
+        guard let cluster else { return }
+        cluster.resubscribing = nil
+        cluster.grace?.dispose()
+        cluster.grace = nil
         logger.warning("cluster: lost the backplane; cluster presentations fail until it returns")
         cluster.peers = [:]
         metrics.update { $0.cluster.members = 0 }
-        // Nothing can be decided without the backplane: end what crosses hosts.
         for presentation in Array(cluster.origins.values) + Array(cluster.copies.values) {
             guard !presentation.finished, let link = presentation.cluster else { continue }
             link.remoteHosts = []
@@ -108,6 +170,54 @@ extension HostCore {
         }
         cluster.origins = [:]
         cluster.copies = [:]
+    }
+
+    /// After a re-subscription: an origin presentation whose claim another host won meanwhile
+    /// takes the answer the claim records; a copy whose claim another host won is superseded;
+    /// a copy still open asks its origin whether the presentation still is (`check`).
+    private func recoverPending() {
+        guard let cluster else { return }
+        for (id, presentation) in cluster.origins where !presentation.finished {
+            readClaim(id) { [weak self] claim in
+                guard let self, let claim, claim["host"]?.stringValue != self.cluster?.hostID else { return }
+                self.metrics.update { $0.cluster.recovered += 1 }
+                self.claimedRemoteAnswer(claim, presentation)
+            }
+        }
+        for (id, copy) in cluster.copies where !copy.finished {
+            guard let origin = copy.cluster?.origin else { continue }
+            readClaim(id) { [weak self] claim in
+                guard let self, let cluster = self.cluster, !copy.finished, !copy.claiming else { return }
+                if let claim {
+                    guard claim["host"]?.stringValue != cluster.hostID else { return }
+                    self.metrics.update { $0.cluster.recovered += 1 }
+                    self.finish(copy, answeredBy: nil, reason: .superseded)
+                } else {
+                    self.publish(
+                        ClusterState.hostChannel(origin),
+                        ["t": "check", "id": .string(id), "host": .string(cluster.hostID)])
+                }
+            }
+        }
+    }
+
+    /// Reads a presentation's claim and hands over what it records, verified (`nil`: no claim,
+    /// or one that does not verify, which is void), on the executor.
+    private func readClaim(_ id: String, _ done: @escaping @Sendable (JSONValue?) -> Void) {
+        guard let cluster else { return }
+        let key = cluster.claimKey(id)
+        cluster.backplane.claimValue(key) { [weak self] value in
+            guard let self else { return }
+            perform {
+                guard let cluster = self.cluster else { return }
+                let claim = value.flatMap { cluster.openClaim($0, key: key, presentationID: id) }
+                if value != nil, claim == nil {
+                    self.logger.warning("cluster: the claim of \(id) does not verify under the cluster key; void")
+                    self.clusterRejected(.badSignature, channel: "claim")
+                }
+                done(claim)
+            }
+        }
     }
 
     // MARK: Membership
@@ -214,7 +324,7 @@ extension HostCore {
     /// The heartbeat: this host is alive and its membership is at `seq` (a peer that has
     /// another number missed a delta and asks for a snapshot).
     private func publishAlive() {
-        guard let cluster, cluster.connected, !cluster.stopped else { return }
+        guard let cluster, cluster.connected || cluster.resubscribing != nil, !cluster.stopped else { return }
         publish(
             ClusterState.broadcastChannel,
             ["t": "alive", "host": .string(cluster.hostID), "seq": .number(Double(cluster.seq))])
@@ -304,7 +414,8 @@ extension HostCore {
     }
 
     private func sweepPeers() {
-        guard let cluster else { return }
+        // Peers are not heard while the subscription is lost: they are judged once it is back.
+        guard let cluster, cluster.connected else { return }
         let deadline = clock.now.addingTimeInterval(-cluster.configuration.membershipExpirySeconds)
         for (hostID, peer) in cluster.peers where peer.lastSeen < deadline {
             logger.warning("cluster: no heartbeat from \(hostID); its members drop out")
@@ -456,23 +567,37 @@ extension HostCore {
     // MARK: Answers
 
     /// A local session answered a presentation that is shown on several hosts: claim it in
-    /// the backplane, and only the first claim anywhere is accepted.
+    /// the backplane, and only the first claim anywhere is accepted. The claim's value is
+    /// the answer itself, signed (who answered, and what), so that the origin acts on what
+    /// the claim says, never on a message alone, and can read it again after a lost
+    /// subscription.
     func clusterAnswer(
         _ presentation: Presentation, by session: SessionState, decision: AnswerDecision, wire: ClusterAnswerWire
     ) {
         guard let cluster, let link = presentation.cluster, !presentation.claiming else { return }
         presentation.claiming = true
+        var claim: [(String, JSONValue)] = [
+            ("id", .string(link.id)), ("host", .string(cluster.hostID)), ("member", .string(session.memberKey)),
+            ("kind", .string(session.client.kind)), ("name", .string(session.client.name)),
+            ("group", session.client.group.map(JSONValue.string) ?? .null),
+        ]
+        switch wire {
+        case .result(let value): claim.append(("result", value))
+        case .failure(let code, let text):
+            claim.append(("failure", .string(code.rawValue)))
+            claim.append(("message", text.map(JSONValue.string) ?? .null))
+        }
+        let key = cluster.claimKey(link.id)
         cluster.backplane.claim(
-            ClusterState.claimKey(link.id), owner: cluster.hostID, ttlSeconds: cluster.configuration.claimTTLSeconds
+            key, value: cluster.sealClaim(.object(claim), key: key), ttlSeconds: cluster.configuration.claimTTLSeconds
         ) { [weak self] outcome in
             guard let self else { return }
-            perform { self.claimed(outcome, presentation, by: session, decision: decision, wire: wire) }
+            perform { self.claimed(outcome, presentation, by: session, decision: decision) }
         }
     }
 
     private func claimed(
-        _ outcome: ClusterClaim, _ presentation: Presentation, by session: SessionState, decision: AnswerDecision,
-        wire: ClusterAnswerWire
+        _ outcome: ClusterClaim, _ presentation: Presentation, by session: SessionState, decision: AnswerDecision
     ) {
         presentation.claiming = false
         guard let cluster, let link = presentation.cluster, !presentation.finished else { return }
@@ -484,19 +609,10 @@ extension HostCore {
             if link.isOrigin {
                 deliver(decision, from: session.handle, to: presentation)
             } else {
-                var message: [(String, JSONValue)] = [
-                    ("t", "answer"), ("id", .string(link.id)), ("host", .string(cluster.hostID)),
-                    ("member", .string(session.memberKey)), ("kind", .string(session.client.kind)),
-                    ("name", .string(session.client.name)),
-                    ("group", session.client.group.map(JSONValue.string) ?? .null),
-                ]
-                switch wire {
-                case .result(let value): message.append(("result", value))
-                case .failure(let code, let text):
-                    message.append(("failure", .string(code.rawValue)))
-                    message.append(("message", text.map(JSONValue.string) ?? .null))
-                }
-                publish(ClusterState.hostChannel(link.origin), .object(message))
+                // The answer is in the claim: the message only tells the origin to read it.
+                publish(
+                    ClusterState.hostChannel(link.origin),
+                    ["t": "answer", "id": .string(link.id), "host": .string(cluster.hostID)])
             }
         case .lost:
             // Another host's session was first: its dismiss (`superseded`) is on its way.
@@ -520,32 +636,33 @@ extension HostCore {
     }
 
     /// Another host's session won a presentation this host asked for.
-    /// It acts only through the first-answer claim: the origin asks the backplane who holds
-    /// the presentation's claim, and only an answer from that host, one the copy was sent to,
-    /// resolves it (a message alone, forged or replayed, resolves nothing).
+    /// It acts only through the first-answer claim: the origin reads the presentation's claim,
+    /// and only a claim that verifies under the cluster key, held by a host the copy was sent
+    /// to, resolves it, with the answer the claim records (a message alone, forged or
+    /// replayed, resolves nothing).
     private func remoteAnswer(_ message: JSONValue) {
         guard let cluster, let id = message["id"]?.stringValue, let presentation = cluster.origins[id],
             !presentation.finished, let link = presentation.cluster, let host = message["host"]?.stringValue,
-            link.remoteHosts.contains(host), message["member"]?.stringValue != nil
+            link.remoteHosts.contains(host)
         else {
             if let cluster { clusterRejected(.refused, channel: ClusterState.hostChannel(cluster.hostID)) }
             return
         }
-        cluster.backplane.claimOwner(ClusterState.claimKey(id)) { [weak self] owner in
-            guard let self else { return }
-            perform {
-                guard owner == host else {
-                    self.logger.warning("cluster: an answer for \(id) from \(logSafe(host)) without its claim; ignored")
-                    self.clusterRejected(.refused, channel: ClusterState.hostChannel(cluster.hostID))
-                    return
-                }
-                self.claimedRemoteAnswer(message, presentation, host: host)
+        readClaim(id) { [weak self] claim in
+            guard let self, let cluster = self.cluster else { return }
+            guard let claim, claim["host"]?.stringValue == host else {
+                self.logger.warning("cluster: an answer for \(id) from \(logSafe(host)) without its claim; ignored")
+                self.clusterRejected(.refused, channel: ClusterState.hostChannel(cluster.hostID))
+                return
             }
+            self.claimedRemoteAnswer(claim, presentation)
         }
     }
 
-    private func claimedRemoteAnswer(_ message: JSONValue, _ presentation: Presentation, host: String) {
-        guard !presentation.finished, let link = presentation.cluster, let key = message["member"]?.stringValue
+    /// Resolves an origin presentation with the answer a verified claim records (`message`).
+    private func claimedRemoteAnswer(_ message: JSONValue, _ presentation: Presentation) {
+        guard !presentation.finished, let link = presentation.cluster, let host = message["host"]?.stringValue,
+            link.remoteHosts.contains(host), let key = message["member"]?.stringValue
         else { return }
         link.remoteHosts.remove(host)
         let client = ClientDescription(
@@ -627,6 +744,13 @@ extension HostCore {
                 let reason = message["reason"]?.stringValue.flatMap(DismissReason.init(rawValue:))
             else { return }
             finish(copy, answeredBy: nil, reason: reason)
+        case "check":
+            // A host that re-subscribed asks whether a presentation it shows a copy of still is:
+            // one this host no longer has is dismissed there.
+            guard let id = message["id"]?.stringValue, id.hasPrefix(cluster.hostID + "."), let host,
+                host != cluster.hostID, cluster.origins[id] == nil
+            else { return }
+            publish(ClusterState.hostChannel(host), ["t": "dismiss", "id": .string(id), "reason": "disposed"])
         case "withdrawn":
             guard let id = message["id"]?.stringValue, let presentation = cluster.origins[id], let host,
                 presentation.cluster?.remoteHosts.remove(host) != nil
@@ -638,7 +762,9 @@ extension HostCore {
     }
 
     private func publish(_ channel: String, _ message: JSONValue) {
-        guard let cluster, cluster.connected else { return }
+        // While re-subscribing, commands still reach Redis: answers, withdrawals and heartbeats
+        // go out (the peers keep this host), what comes back is read from the claims.
+        guard let cluster, cluster.connected || cluster.resubscribing != nil else { return }
         var stamped = message
         if case .object(var pairs) = message {
             pairs.append(("ts", .number((Date().timeIntervalSince1970 * 1_000).rounded())))

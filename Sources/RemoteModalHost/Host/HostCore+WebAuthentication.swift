@@ -1,4 +1,5 @@
 import Foundation
+import RemoteModalLogging
 import RemoteModalProtocol
 import RemoteModalReactive
 import RemoteModalTransport
@@ -122,7 +123,21 @@ extension HostCore {
         guard request.method == "GET" || request.method == "HEAD" else {
             return .html(405, Self.page("Method not allowed", "Open this link in a browser.", closes: false))
         }
+        let now = clock.now.timeIntervalSince1970
+        let address = request.clientAddress
+        if let wait = shortLinkMisses.withLock({ $0.lockedOut(address, now: now) }) {
+            var response = HTTPResponse.html(
+                429,
+                Self.page("Too many tries", "Too many wrong sign-in links from here; try again later.", closes: false))
+            response.headers = [("retry-after", String(Int(wait.rounded(.up)))), ("cache-control", "no-store")]
+            return response
+        }
         guard let target = shortLinks.withLock({ $0[code] }) else {
+            if shortLinkMisses.withLock({ $0.miss(address, now: now) }) {
+                logger.warning(
+                    "short links: \(logSafe(address)) tried \(configuration.shortLinkMissesPerMinute) wrong codes"
+                        + " within a minute; answered 429 for \(Int(configuration.shortLinkLockoutSeconds)) s")
+            }
             return .html(
                 404, Self.page("Link expired", "This sign-in link was already used or has expired.", closes: false))
         }

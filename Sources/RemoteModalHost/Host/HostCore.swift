@@ -28,6 +28,8 @@ final class HostCore: @unchecked Sendable {
     let authCallbacks = Locked<[String: AuthCallback]>([:])
     /// Short sign-in links being shown: code to the authorization URL it redirects to.
     let shortLinks = Locked<[String: String]>([:])
+    /// Wrong short-link codes by client address (`shortLinkMissesPerMinute`).
+    let shortLinkMisses: Locked<MissBudget>
 
     var connections: [ConnectionID: ConnectionState] = [:]
     var sessions: [String: SessionState] = [:]
@@ -55,6 +57,10 @@ final class HostCore: @unchecked Sendable {
         self.executor = executor
         self.logger = logger
         cluster = configuration.cluster.map(ClusterState.init)
+        shortLinkMisses = Locked(
+            MissBudget(
+                limit: configuration.shortLinkMissesPerMinute, window: 60,
+                lockout: configuration.shortLinkLockoutSeconds))
         uploadBudget = UploadBudget(
             maxMemory: configuration.maxUploadMemoryBytes, maxReserved: configuration.maxUploadSpoolBytes,
             maxReservedPerAddress: configuration.maxUploadBytesPerAddress,

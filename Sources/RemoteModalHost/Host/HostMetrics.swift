@@ -40,6 +40,10 @@ final class HostMetrics: Sendable {
         var sent = 0
         var received = 0
         var claims: [ClusterClaim: Int] = [:]
+        /// Subscriptions regained after a loss.
+        var resubscribed = 0
+        /// Presentations settled from their claims after a re-subscription.
+        var recovered = 0
         /// Backplane messages dropped on receipt, by reason (`ClusterRejection`).
         var rejected: [String: Int] = [:]
     }
@@ -177,6 +181,14 @@ final class HostMetrics: Sendable {
             metric(
                 "remote_modal_cluster_claims_total", "counter", "First-answer claims, by outcome.",
                 [ClusterClaim.won, .lost, .unavailable].map { ("{outcome=\"\($0)\"}", "\(cluster.claims[$0] ?? 0)") })
+            metric(
+                "remote_modal_cluster_resubscribed_total", "counter",
+                "Backplane subscriptions regained after a loss (membership and pending answers then recovered).",
+                [("", "\(cluster.resubscribed)")])
+            metric(
+                "remote_modal_cluster_recovered_total", "counter",
+                "Cluster presentations settled from their claims after a re-subscription.",
+                [("", "\(cluster.recovered)")])
             metric(
                 "remote_modal_cluster_rejected_total", "counter",
                 "Backplane messages dropped on receipt (unsigned, bad signature, stale, malformed, refused).",

@@ -86,6 +86,12 @@ public struct ModalHostConfiguration: Sendable {
     /// behind a balancer): the address a web authentication modal shows, redirecting to the
     /// provider's long authorization URL, so that its QR code fits a small terminal.
     public var shortLinkPathPrefix: String { instance.map { "/auth/\($0)/s/" } ?? "/s/" }
+    /// Wrong short-link codes one client address may try within a minute; past them it gets
+    /// `429` for every short link for `shortLinkLockoutSeconds` (codes have 48 bits, but live
+    /// ones are few and open for minutes: guessing must not be free). 0: no limit.
+    public var shortLinkMissesPerMinute = 20
+    /// How long an address that tried too many wrong short-link codes is answered `429`.
+    public var shortLinkLockoutSeconds: Double = 300
 
     /// Creates the default configuration.
     public init() {}

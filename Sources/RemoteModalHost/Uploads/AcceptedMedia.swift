@@ -76,7 +76,7 @@ struct AcceptedMedia: Sendable, Equatable {
         return nil
     }
 
-    /// Why a file's bytes may not be received, or `nil` when they may: they must start as a
+    /// Judges a file's bytes: they must start as a
     /// known format of the declared kind (`MediaSniffer`). Judged on the file's first
     /// `MediaSniffer.headLength` bytes (all of them for a shorter file), gathered across
     /// chunks: what the first chunk alone says is never enough.
@@ -85,22 +85,28 @@ struct AcceptedMedia: Sendable, Equatable {
     ///   - name: Its name.
     ///   - mimeType: Its declared MIME type (of an accepted kind, `declaredRefusal`).
     ///   - head: The file's first bytes.
-    /// - Returns: The refusal, for the person to read.
-    func contentRefusal(file: Int, name: String, mimeType: String, head: Data) -> String? {
+    /// - Returns: The MIME type the bytes were judged to be (`image/png` for PNG bytes, whatever
+    ///   was declared), or the refusal, for the person to read.
+    func judge(file: Int, name: String, mimeType: String, head: Data) -> Result<String, Refusal> {
         guard let declared = Self.declaredKind(mimeType) else {
-            return declaredRefusal(file: file, name: name, mimeType: mimeType)
+            return .failure(Refusal(text: declaredRefusal(file: file, name: name, mimeType: mimeType) ?? ""))
         }
         let what = "\(refusalLead): file \(file) ('\(Self.shown(name))')"
         guard let sniffed = MediaSniffer.sniff(head) else {
-            return "\(what) does not start as any known \(declared.rawValue) format"
+            return .failure(Refusal(text: "\(what) does not start as any known \(declared.rawValue) format"))
         }
         if sniffed == MediaSniffer.svg {
-            return "\(what) is an SVG drawing, which may carry scripts and is not accepted"
+            return .failure(Refusal(text: "\(what) is an SVG drawing, which may carry scripts and is not accepted"))
         }
         guard sniffed.kinds.contains(declared) else {
-            return "\(what) says \(Self.shown(mimeType)) but its bytes are \(sniffed.name)"
+            return .failure(Refusal(text: "\(what) says \(Self.shown(mimeType)) but its bytes are \(sniffed.name)"))
         }
-        return nil
+        return .success(sniffed.mimeType(as: declared))
+    }
+
+    /// Why a file's bytes are refused, for the person to read.
+    struct Refusal: Error, Equatable {
+        let text: String
     }
 
     private static func declaredKind(_ mimeType: String) -> Kind? {
@@ -121,6 +127,12 @@ enum MediaSniffer {
     struct Format: Equatable {
         let name: String
         let kinds: Set<AcceptedMedia.Kind>
+        /// The MIME subtype the bytes are, under each of `kinds` (`png`: `image/png`).
+        var subtype = ""
+
+        /// The MIME type of these bytes as a file of `kind` (one of `kinds`; a format of
+        /// several kinds, such as MP4, is `video/mp4` for a video picker, `audio/mp4` for audio).
+        func mimeType(as kind: AcceptedMedia.Kind) -> String { kind.rawValue + "/" + subtype }
     }
 
     /// The most bytes any rule reads (an MPEG transport stream's third sync byte is at 376).
@@ -137,57 +149,65 @@ enum MediaSniffer {
             bytes.count >= offset + prefix.count && Array(bytes[offset..<offset + prefix.count]) == prefix
         }
         func ascii(_ text: String) -> [UInt8] { Array(text.utf8) }
-        func image(_ name: String) -> Format { Format(name: name, kinds: [.image]) }
-        func video(_ name: String) -> Format { Format(name: name, kinds: [.video]) }
-        func audio(_ name: String) -> Format { Format(name: name, kinds: [.audio]) }
-        if starts([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) { return image("a PNG image") }
-        if starts([0xFF, 0xD8, 0xFF]) { return image("a JPEG image") }
-        if starts(ascii("GIF87a")) || starts(ascii("GIF89a")) { return image("a GIF image") }
-        if starts(ascii("II*\u{0}")) || starts(ascii("MM\u{0}*")) { return image("a TIFF image") }
-        if isBMP(bytes) { return image("a BMP image") }
+        func image(_ name: String, _ subtype: String) -> Format {
+            Format(name: name, kinds: [.image], subtype: subtype)
+        }
+        func video(_ name: String, _ subtype: String) -> Format {
+            Format(name: name, kinds: [.video], subtype: subtype)
+        }
+        func audio(_ name: String, _ subtype: String) -> Format {
+            Format(name: name, kinds: [.audio], subtype: subtype)
+        }
+        if starts([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) { return image("a PNG image", "png") }
+        if starts([0xFF, 0xD8, 0xFF]) { return image("a JPEG image", "jpeg") }
+        if starts(ascii("GIF87a")) || starts(ascii("GIF89a")) { return image("a GIF image", "gif") }
+        if starts(ascii("II*\u{0}")) || starts(ascii("MM\u{0}*")) { return image("a TIFF image", "tiff") }
+        if isBMP(bytes) { return image("a BMP image", "bmp") }
         if starts(ascii("RIFF")) {
-            if starts(ascii("WEBP"), at: 8) { return image("a WebP image") }
-            if starts(ascii("WAVE"), at: 8) { return audio("WAV audio") }
-            if starts(ascii("AVI "), at: 8) { return video("an AVI video") }
+            if starts(ascii("WEBP"), at: 8) { return image("a WebP image", "webp") }
+            if starts(ascii("WAVE"), at: 8) { return audio("WAV audio", "wav") }
+            if starts(ascii("AVI "), at: 8) { return video("an AVI video", "x-msvideo") }
         }
         if starts(ascii("ftyp"), at: 4), bytes.count >= 12 {
             let brand = String(decoding: bytes[8..<12], as: UTF8.self)
             switch brand {
             case "heic", "heix", "hevc", "hevx", "heim", "heis", "hevm", "hevs", "mif1", "msf1":
-                return image("a HEIC image")
-            case "avif", "avis": return image("an AVIF image")
-            case "M4A ", "M4B ", "M4P ", "F4A ", "F4B ": return audio("M4A audio")
-            case "qt  ": return video("a QuickTime video")
-            case "crx ": return image("a Canon raw image")
-            default: return Format(name: "an MP4 video", kinds: [.video, .audio])
+                return image("a HEIC image", "heic")
+            case "avif", "avis": return image("an AVIF image", "avif")
+            case "M4A ", "M4B ", "M4P ", "F4A ", "F4B ": return audio("M4A audio", "mp4")
+            case "qt  ": return video("a QuickTime video", "quicktime")
+            case "crx ": return image("a Canon raw image", "x-canon-cr3")
+            default: return Format(name: "an MP4 video", kinds: [.video, .audio], subtype: "mp4")
             }
         }
         // QuickTime files from before `ftyp`: a top-level atom's type at offset 4.
         for atom in ["moov", "mdat", "wide", "pnot"] where starts(ascii(atom), at: 4) {
-            return video("a QuickTime video")
+            return video("a QuickTime video", "quicktime")
         }
-        if starts([0x1A, 0x45, 0xDF, 0xA3]) { return Format(name: "a WebM/Matroska file", kinds: [.video, .audio]) }
-        if starts(ascii("OggS") + [0]) { return Format(name: "an Ogg file", kinds: [.audio, .video]) }
+        if starts([0x1A, 0x45, 0xDF, 0xA3]) {
+            return Format(name: "a WebM/Matroska file", kinds: [.video, .audio], subtype: "webm")
+        }
+        if starts(ascii("OggS") + [0]) { return Format(name: "an Ogg file", kinds: [.audio, .video], subtype: "ogg") }
         if starts([0x30, 0x26, 0xB2, 0x75, 0x8E, 0x66, 0xCF, 0x11]) {
-            return Format(name: "a Windows Media file", kinds: [.video, .audio])
+            return Format(name: "a Windows Media file", kinds: [.video, .audio], subtype: "x-ms-asf")
         }
-        if starts(ascii("FLV") + [1]) { return video("a Flash video") }
-        if starts([0x00, 0x00, 0x01, 0xBA]) { return video("an MPEG video") }
+        if starts(ascii("FLV") + [1]) { return video("a Flash video", "x-flv") }
+        if starts([0x00, 0x00, 0x01, 0xBA]) { return video("an MPEG video", "mpeg") }
         if bytes.count > 376, bytes[0] == 0x47, bytes[188] == 0x47, bytes[376] == 0x47 {
-            return video("an MPEG transport stream")
+            return video("an MPEG transport stream", "mp2t")
         }
         // An ID3v2 tag: "ID3", a major version of 2 to 4, a zero revision.
         if starts(ascii("ID3")), bytes.count >= 5, (2...4).contains(bytes[3]), bytes[4] == 0 {
-            return audio("MP3 audio")
+            return audio("MP3 audio", "mpeg")
         }
-        if starts(ascii("fLaC")) { return audio("FLAC audio") }
+        if starts(ascii("fLaC")) { return audio("FLAC audio", "flac") }
         if starts(ascii("FORM")), starts(ascii("AIFF"), at: 8) || starts(ascii("AIFC"), at: 8) {
-            return audio("AIFF audio")
+            return audio("AIFF audio", "aiff")
         }
-        if starts(ascii("caff")) { return audio("Core Audio") }
-        if starts(ascii("#!AMR")) { return audio("AMR audio") }
-        if starts(ascii("MThd")) { return audio("a MIDI file") }
-        if let frame = mpegAudioFrame(bytes) { return audio(frame) }
+        if starts(ascii("caff")) { return audio("Core Audio", "x-caf") }
+        if starts(ascii("#!AMR")) { return audio("AMR audio", "amr") }
+        if starts(ascii("MThd")) { return audio("a MIDI file", "midi") }
+        if let frame = mpegAudioFrame(bytes) { return audio(frame, frame == "AAC audio" ? "aac" : "mpeg") }
         if starts(ascii("%PDF-")) { return Format(name: "a PDF document", kinds: []) }
         if starts([0x50, 0x4B, 0x03, 0x04]) { return Format(name: "a ZIP archive", kinds: []) }
         if starts([0x7F, 0x45, 0x4C, 0x46]) { return Format(name: "an ELF program", kinds: []) }

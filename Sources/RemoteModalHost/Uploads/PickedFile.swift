@@ -7,8 +7,12 @@ import Foundation
 public final class PickedFile: Sendable {
     /// The file name the client gave.
     public let name: String
-    /// The MIME type the client gave.
+    /// The MIME type the host judged the bytes to be (`image/png` for PNG bytes, whatever the
+    /// client declared; `application/octet-stream` for an empty file), never the client's word
+    /// alone.
     public let mimeType: String
+    /// The MIME type the client declared (`image/svg+xml` over PNG bytes is kept here only).
+    public let declaredMimeType: String
     /// The size in bytes.
     public let size: Int
     /// The SHA-256, lower-case hex.
@@ -18,9 +22,13 @@ public final class PickedFile: Sendable {
     /// The temporary file, for spooled files.
     public let fileURL: URL?
 
-    init(name: String, mimeType: String, size: Int, sha256: String, data: Data?, fileURL: URL?) {
+    init(
+        name: String, mimeType: String, declaredMimeType: String, size: Int, sha256: String, data: Data?,
+        fileURL: URL?
+    ) {
         self.name = name
         self.mimeType = mimeType
+        self.declaredMimeType = declaredMimeType
         self.size = size
         self.sha256 = sha256
         self.data = data

@@ -29,9 +29,11 @@ final class UploadAssembly: @unchecked Sendable {
         var hash = SHA256()
         var complete = false
         /// The file's first bytes, gathered across chunks until the picker's content rule can
-        /// judge them (`AcceptedMedia.contentRefusal`); emptied once judged.
+        /// judge them (`AcceptedMedia.judge`); emptied once judged.
         var head = Data()
         var judged = false
+        /// The MIME type the bytes were judged to be (the result carries it, not the declared one).
+        var judgedType: String?
         /// The client address whose share of the budget reserves this file.
         let address: String
         /// When a chunk of it last arrived (seconds): a file that stops moving loses its
@@ -242,7 +244,13 @@ final class UploadAssembly: @unchecked Sendable {
         guard file.head.count >= needed else { return nil }
         file.judged = true
         defer { file.head = Data() }
-        return accepted.contentRefusal(file: index, name: file.name, mimeType: file.mimeType, head: file.head)
+        switch accepted.judge(file: index, name: file.name, mimeType: file.mimeType, head: file.head) {
+        case .success(let type):
+            file.judgedType = type
+            return nil
+        case .failure(let refusal):
+            return refusal.text
+        }
     }
 
     /// Keeps bytes in memory while the file is small and the host's memory budget allows;
@@ -304,7 +312,10 @@ final class UploadAssembly: @unchecked Sendable {
             let file = files[index]!
             picked.append(
                 PickedFile(
-                    name: file.name, mimeType: file.mimeType, size: file.size, sha256: item.sha256,
+                    name: file.name,
+                    // What the bytes were judged to be; an empty file has no bytes to judge.
+                    mimeType: file.judgedType ?? (file.size == 0 ? "application/octet-stream" : file.mimeType),
+                    declaredMimeType: file.mimeType, size: file.size, sha256: item.sha256,
                     data: file.spoolURL == nil ? file.memory : nil, fileURL: file.spoolURL))
             // Ownership of the bytes (and of the spool file) passes to the PickedFile.
             budget.returnMemory(file.memory.count)
