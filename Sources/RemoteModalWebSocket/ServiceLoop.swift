@@ -318,6 +318,8 @@ final class ServiceLoop: @unchecked Sendable {
                 info.client_ssl_ca_filepath = keep(caFile)
             }
         }
+        // Receive buffers from reserved address space: an idle connection's costs no memory.
+        ReceiveBufferArena.install()
         guard let context = lws_create_context(&info) else {
             // lws says only that it failed; say why when it is the listening socket.
             if case .server(let configuration) = role,
