@@ -47,6 +47,7 @@ class Server:
     def __init__(self, args, impl, extra=()):
         self.port = free_port()
         os.makedirs(args.logs, exist_ok=True)
+        environment = dict(os.environ)
         if impl == "python":
             command = [sys.executable, f"{ROOT}/Bench/python_demo.py", str(self.port)]
             stderr = subprocess.DEVNULL
@@ -54,11 +55,15 @@ class Server:
             command = [f"{args.bin}/bench-host", str(self.port)]
             stderr = subprocess.DEVNULL
         else:
-            command = [f"{args.bin}/modal-host", "--port", str(self.port), *RAISED, *extra]
+            # NAME=VALUE words of a flag set go to the host's environment (e.g.
+            # REMOTE_MODAL_RECEIVE_ARENA=0), the rest are its flags.
+            flags = [word for word in extra if word.startswith("-") or "=" not in word]
+            environment.update(word.split("=", 1) for word in extra if word not in flags)
+            command = [f"{args.bin}/modal-host", "--port", str(self.port), *RAISED, *flags]
             if impl == "poll":
                 command += ["--event-loop", "poll"]
             stderr = open(f"{args.logs}/crowd-{impl}.log", "w")
-        self.process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=stderr)
+        self.process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=stderr, env=environment)
         wait_port(self.port)
         self.url = f"ws://127.0.0.1:{self.port}/ws"
 
@@ -277,7 +282,7 @@ def memory_main(args, load):
                         break
                     except SystemExit as failure:
                         print(f"bench-idle: {impl} {idle}: {failure}", file=sys.stderr)
-                row["flags"] = " ".join(f"`{flag}`" if flag.startswith("--") else flag for flag in extra)
+                row["flags"] = " ".join(f"`{flag}`" if flag.startswith("--") or "=" in flag else flag for flag in extra)
                 cells.append(row)
         rounds.append(cells)
     rows = median_rows(rounds)

@@ -174,7 +174,7 @@ public struct UploadLoad: Sendable {
                 "{\"type\":\"result\",\"id\":\"\(uploader.modal)\",\"value\":{\"items\":[\(items.joined(separator: ","))]}}"
             ]
         case "status":
-            guard uploader.phase == .answered, text.hasPrefix("Received \(files.chunks.count) photo") else {
+            guard uploader.phase == .answered, text.contains("\"Received \(files.chunks.count) photo") else {
                 return fail("unexpected status: \(text.prefix(200))")
             }
             uploader.gotStatus = true

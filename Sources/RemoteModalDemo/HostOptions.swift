@@ -122,7 +122,7 @@ public struct HostOptions: Sendable {
                 help: "kernel send buffer of each connection; 0: the kernel's, growing to megabytes (default 262144)"),
             FlagSpec(
                 "receive-buffer", value: "BYTES",
-                help: "libwebsockets' read size and per-connection receive buffer (default 4096)"),
+                help: "libwebsockets' read size and per-connection receive buffer (default 65536)"),
             FlagSpec(
                 "event-loop", value: "libev|poll",
                 help: "what the service thread waits on: libev (epoll; needs libwebsockets-evlib-ev) or lws's poll() "
@@ -183,7 +183,7 @@ public struct HostOptions: Sendable {
             try flags.int("max-outgoing-memory", in: 1_048_576...(1 << 40)) ?? 256 * 1_048_576
         options.server.socketSendBufferBytes =
             try flags.int("socket-send-buffer", in: 0...(1 << 30)) ?? 256 * 1_024
-        options.server.receiveBufferBytes = try flags.int("receive-buffer", in: 1_024...1_048_576) ?? 4_096
+        options.server.receiveBufferBytes = try flags.int("receive-buffer", in: 1_024...1_048_576) ?? 65_536
         options.host.uploadWindow = try flags.int("upload-window", in: 1...1_024) ?? 8
         options.host.uploadBytesPerSecond = try flags.int("upload-rate", in: 1_024...Int(Int32.max)) ?? 32 * 1_048_576
         options.host.maxUploadMemoryBytes = try flags.int("max-upload-memory", in: 0...(1 << 40)) ?? 64 * 1_048_576

@@ -240,6 +240,9 @@ extension ServiceLoop {
         // the dictionary's subscript instead runs its `modify` coroutine, whose frame is
         // two heap allocations per message.
         guard let box = serviceThreadAssemblers[id] else { return -1 }
+        // A connection whose close is decided delivers nothing more; lws goes on parsing its
+        // input meanwhile (see `closeAtWriteable`).
+        guard serviceThreadCloseAtWriteable.isEmpty || serviceThreadCloseAtWriteable[id] == nil else { return 0 }
         let output = box.assembler.feed(
             bytes, isFinal: lws_is_final_fragment(wsi) != 0, binary: lws_frame_is_binary(wsi) != 0,
             remainingInFrame: Int(lws_remaining_packet_payload(wsi)))
@@ -253,7 +256,7 @@ extension ServiceLoop {
         case .tooLarge:
             shared.withLock { $0.stats.oversizedMessages += 1 }
             logger.info("connection \(id): message over \(maxMessageBytes) bytes, closing with 1009")
-            return closeNow(wsi, id, .messageTooBig, "message too big")
+            return closeAtWriteable(wsi, id, .messageTooBig, "message too big")
         case .invalidText:
             return closeNow(wsi, id, .invalidPayload, "invalid UTF-8")
         }
@@ -270,8 +273,33 @@ extension ServiceLoop {
         return -1
     }
 
+    /// Begins a close from `RECEIVE` in the middle of a frame: the close is handed to lws at the
+    /// next `WRITEABLE`, and until then `RECEIVE` swallows what lws reads.
+    ///
+    /// NB: returning -1 from `RECEIVE` (`closeNow`) mid-frame makes lws 4.1.6 drop the rest of
+    /// the read it is parsing (`lws_read_h1` bails), so its frame parser loses its place: it
+    /// unmasks what follows with the wrong mask bytes, its UTF-8 check of the discarded
+    /// payload fails, and that second close, in `LRS_WAITING_TO_SEND_CLOSE`, kills the socket
+    /// before the close frame is written (lib/core-net/close.c, "we tried the polite way").
+    /// With a 1 KiB receive buffer the next read nearly always came before `WRITEABLE`, and a
+    /// 1009 reached the client as a bare FIN. Returning 0 keeps the parser in step.
+    func closeAtWriteable(_ wsi: OpaquePointer, _ id: ConnectionID, _ code: CloseCode, _ reason: String) -> Int32 {
+        serviceThreadCloseAtWriteable[id] = (code, reason)
+        // Frames still queued are dropped: none may follow the close frame.
+        serviceThreadClosing.insert(id)
+        // A client that goes on sending is read (and its bytes dropped) for 5 s at most, as lws
+        // does while its own close frame waits.
+        lws_set_timeout(wsi, PENDING_TIMEOUT_CLOSE_SEND, 5)
+        lws_callback_on_writable(wsi)
+        return 0
+    }
+
     func writeNext(_ wsi: OpaquePointer) -> Int32 {
         let id = ConnectionID(rawValue: rm_connection_id(wsi))
+        if !serviceThreadCloseAtWriteable.isEmpty, let (code, reason) = serviceThreadCloseAtWriteable[id] {
+            serviceThreadCloseAtWriteable[id] = nil
+            return closeNow(wsi, id, code, reason)
+        }
         // lws calls WRITEABLE while it sends its close frame and waits for the answer too.
         // NB: `isEmpty` first: a lookup hashes the id even in an empty set.
         guard serviceThreadClosing.isEmpty || !serviceThreadClosing.contains(id) else { return 0 }

@@ -74,6 +74,8 @@ final class ServiceLoop: @unchecked Sendable {
     var serviceThreadAssemblers: [ConnectionID: AssemblerBox] = [:]
     var serviceThreadPeerClose: [ConnectionID: (CloseCode, String)] = [:]
     var serviceThreadLocalClose: [ConnectionID: (CloseCode, String)] = [:]
+    /// Closes decided while receiving, handed to lws at the connection's next `WRITEABLE`.
+    var serviceThreadCloseAtWriteable: [ConnectionID: (CloseCode, String)] = [:]
     /// Connections whose close has begun (ours, the peer's, or lws's own after a protocol
     /// error): nothing more is written to them; lws finishes the close handshake.
     var serviceThreadClosing: Set<ConnectionID> = []
@@ -316,6 +318,8 @@ final class ServiceLoop: @unchecked Sendable {
                 info.client_ssl_ca_filepath = keep(caFile)
             }
         }
+        // Receive buffers from reserved address space: an idle connection's costs no memory.
+        ReceiveBufferArena.install()
         guard let context = lws_create_context(&info) else {
             // lws says only that it failed; say why when it is the listening socket.
             if case .server(let configuration) = role,
@@ -531,6 +535,7 @@ final class ServiceLoop: @unchecked Sendable {
             serviceThreadPeerClose.removeValue(forKey: id) ?? serviceThreadLocalClose.removeValue(forKey: id)
             ?? (.abnormal, "")
         serviceThreadLocalClose[id] = nil
+        serviceThreadCloseAtWriteable[id] = nil
         serviceThreadClosing.remove(id)
         serviceThreadRxPaused.remove(id)
         let stopping = shared.withLock { shared -> Bool in

@@ -78,9 +78,10 @@ public struct WebSocketServerConfiguration: Sendable {
     /// libwebsockets' read size, and the receive buffer it allocates for every connection
     /// at the upgrade (`rx_buffer_size`, and `pt_serv_buf_size` when larger than its 4,096;
     /// at least 1,024). Larger reads cost less CPU per uploaded megabyte (about 10% at
-    /// 65,536) and more memory per connection, idle or not: docs/benchmarks.md, "Memory per
-    /// idle session", has both.
-    public var receiveBufferBytes = 4_096
+    /// 65,536 against 4,096). The buffer comes from `ReceiveBufferArena`'s reserved address
+    /// space, where only the pages lws writes to (control frames' payloads) cost memory, so
+    /// its size costs an idle connection nothing: docs/benchmarks.md, "Memory per idle session".
+    public var receiveBufferBytes = 65_536
     /// The folder served at `/`, or `nil` to serve no files.
     public var webRoot: String?
     /// How many seconds `stop()` waits for connections to close before cutting them.

@@ -328,3 +328,34 @@ def test_nothing_is_written_after_a_close_frame():
         run(scenario(demo.port))
     finally:
         demo.stop()
+
+
+def test_oversized_messages_close_with_1009_on_a_small_receive_buffer():
+    """A 1 KiB receive buffer (`--receive-buffer 1024`): lws reads a 70 KB frame a kilobyte at
+    a time, so the read after the host's decision to close nearly always comes before the
+    close frame can be written. The host used to end `RECEIVE` with -1 there, which made lws
+    drop the rest of its read and lose its place in the frame; the client then got a bare FIN
+    instead of 1009 (about one time in three). Every attempt must get its 1009, whole frames
+    and fragmented ones alike, and the host stays up."""
+    small = Host("--receive-buffer", "1024")
+    try:
+        for attempt in range(12):
+            sock = raw_upgrade(small.port)
+            sock.sendall(masked_frame(1, b"x" * 70000))
+            assert close_code(sock) == 1009, f"raw attempt {attempt}"
+            sock.close()
+
+        async def library_client():
+            for attempt in range(12):
+                async with websockets.connect(small.url, max_size=None) as ws:
+                    await ws.send("x" * 70000 if attempt % 2 == 0 else ["z" * 40000, "z" * 40000])
+                    with pytest.raises(ConnectionClosed) as closed:
+                        await ws.recv()
+                    assert closed.value.rcvd is not None and closed.value.rcvd.code == 1009, f"attempt {attempt}"
+            async with websockets.connect(small.url) as ws:
+                assert (await hello(ws))["type"] == "welcome"
+
+        run(library_client())
+        assert small.process.poll() is None
+    finally:
+        small.stop()
