@@ -1,6 +1,6 @@
 import CRemoteModalLibWebSockets
 import Glibc
-import Synchronization
+import RemoteModalLocking
 
 /// Where lws keeps each server connection's receive buffer (`rx_ubuf`): fixed slots in one
 /// reservation of demand-paged address space, so a buffer costs memory only for the pages lws
@@ -29,7 +29,7 @@ final class ReceiveBufferArena: Sendable {
     let slotCount: Int
     /// The reservation's first address, 0 when it could not be made.
     let base: UInt
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     private struct State {
         /// Slots given back, reused last in, first out.
