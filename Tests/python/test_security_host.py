@@ -81,10 +81,16 @@ def test_a_session_flood_is_capped_per_address_and_memory_returns_after_retentio
             metrics = reply.read().decode()
         evicted = int(next(l for l in metrics.splitlines() if l.startswith("remote_modal_sessions_evicted_total ")).split()[1])
         alive = int(next(l for l in metrics.splitlines() if l.startswith("remote_modal_sessions ")).split()[1])
+        expired = int(next(l for l in metrics.splitlines()
+                           if l.startswith('remote_modal_sessions_total{event="expired"}')).split()[1])
         # 4,000 sessions were asked for; at most 64 per address (plus the bystander) stay alive:
         # every other one was evicted, or refused with 1013 when a busy host had not yet
-        # retired the one it would evict (seen on a loaded machine: 3,552 evicted).
-        assert evicted + refused >= 4_000 - 4 * 64 - 10, (refused, metrics)
+        # retired the one it would evict (seen on a loaded machine: 3,552 evicted), or its 3 s
+        # retention ran out first (a round that took longer on a loaded machine: 3,456
+        # evicted). `expired` counts every ended session, evicted ones too. Most must be the
+        # cap's work.
+        assert refused + expired >= 4_000 - 4 * 64 - 10, (refused, metrics)
+        assert evicted >= 2_000, (refused, metrics)
         assert alive <= 4 * 64 + 1
         assert peak < 300 * 1024, f"RSS peaked at {peak // 1024} MiB"
         time.sleep(3 + 10 + 2)  # retention, then the next trim
