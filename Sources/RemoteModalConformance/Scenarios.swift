@@ -334,6 +334,7 @@ public struct ConformanceScenario: Sendable {
             guard info.askedSession != nil else {
                 throw ScenarioFailure(.resume, "after the host went away, the client said hello without `resume`")
             }
+            context.judgeLastSeq(info, after: "the host went away")
             break
         }
         _ = old

@@ -10,7 +10,7 @@ import Testing
 
 /// A client in memory that does what the alerts' texts say, or breaks one rule on purpose.
 final class ScriptedAlertClient {
-    enum Fault { case none, answerTwice, ignoreDismiss, neverResume }
+    enum Fault { case none, answerTwice, answerChanged, answerAfterDismiss, ignoreDismiss, neverResume, noLastSeq }
 
     let transport: InMemoryTransport
     let fault: Fault
@@ -21,6 +21,8 @@ final class ScriptedAlertClient {
     var kept: [String: String] = [:]
     var waiting: Set<String> = []
     var finished = false
+    /// Answers whose dismiss came (for `answerAfterDismiss`, which sends them again anyway).
+    var forgotten: [String] = []
 
     init(transport: InMemoryTransport, fault: Fault) {
         self.transport = transport
@@ -31,7 +33,10 @@ final class ScriptedAlertClient {
 
     func hello() {
         var resume = ""
-        if let session, fault != .neverResume { resume = #","resume":{"session":"\#(session)","lastSeq":\#(lastSeq)}"# }
+        if let session, fault != .neverResume {
+            let seq = fault == .noLastSeq ? "" : #","lastSeq":\#(lastSeq)"#
+            resume = #","resume":{"session":"\#(session)"\#(seq)}"#
+        }
         connection.send(
             raw: #"{"type":"hello","protocol":1,"client":{"kind":"test"},"capabilities":["alert"]\#(resume)}"#)
     }
@@ -70,6 +75,7 @@ final class ScriptedAlertClient {
         }
         guard let id = message["id"]?.stringValue else { return }
         if type == "dismiss" {
+            if let answer = kept[id] { forgotten.append(answer) }
             kept[id] = nil
             if fault != .ignoreDismiss { waiting.remove(id) }
             return
@@ -103,7 +109,22 @@ final class ScriptedAlertClient {
         ]).jsonText
         kept[id] = answer
         connection.send(raw: answer)
-        if fault == .answerTwice { connection.send(raw: answer) }
+        switch fault {
+        case .answerTwice:
+            // The same answer again, back to back, before its dismiss can have come (§5 allows it).
+            connection.send(raw: answer)
+        case .answerChanged:
+            let other = JSONValue.object([
+                ("type", "result"), ("id", .string(id)),
+                ("value", .object([("action", 0), ("textFields", .array(texts.map { .string($0) }))])),
+            ])
+            connection.send(raw: other.jsonText)
+        case .answerAfterDismiss:
+            // After acting on a later modal, so the host knows the dismiss was processed.
+            for old in forgotten { connection.send(raw: old) }
+            forgotten.removeAll()
+        default: break
+        }
     }
 }
 
@@ -156,11 +177,34 @@ struct ConformanceRunTests {
         #expect(report.exitStatus == 0)
     }
 
-    @Test("an answer sent twice on one connection fails the alert scenario on §12.4")
-    func answerTwiceFails() throws {
-        let report = try run(["alert"], fault: .answerTwice)
+    @Test("the same answer sent twice back to back is no second answer: every alert scenario passes (§5)")
+    func sameAnswerTwicePasses() throws {
+        let report = try run(Self.alertScenarios, fault: .answerTwice)
+        #expect(report.failures.isEmpty, "\(report.text)")
+        #expect(report.outcomes.map(\.verdict) == Array(repeating: .pass, count: Self.alertScenarios.count))
+    }
+
+    @Test("a second, different answer on one connection fails the alert scenario on §12.4")
+    func differentSecondAnswerFails() throws {
+        let report = try run(["alert"], fault: .answerChanged)
         #expect(report.failures.map(\.name) == ["alert"], "\(report.text)")
         #expect(report.failures.first?.violations.first?.rule == .exactlyOnce)
+    }
+
+    @Test("the same answer again after its dismiss was processed fails on §5")
+    func answerAfterProcessedDismissFails() throws {
+        let report = try run(["alert"], fault: .answerAfterDismiss)
+        #expect(report.failures.map(\.name) == ["alert"], "\(report.text)")
+        #expect(report.failures.first?.violations.first?.rule == .forget)
+    }
+
+    @Test("a resume without lastSeq (a SHOULD) is a warning, not a FAIL")
+    func missingLastSeqWarns() throws {
+        let report = try run(["drop-dialog", "drop-answer"], fault: .noLastSeq)
+        #expect(report.failures.isEmpty, "\(report.text)")
+        #expect(report.outcomes.map { $0.warnings.first?.rule } == [.lastSeq, .lastSeq], "\(report.text)")
+        #expect(report.text.contains("warning: after a drop mid-dialog, the resume carried no `lastSeq`"))
+        #expect(report.text.contains("conformance: 2 with warnings (a SHOULD not followed): drop-dialog, drop-answer"))
     }
 
     @Test("an answer for a dismissed dialog fails the dismiss scenario on §12.5")
