@@ -85,6 +85,7 @@ public final class ConformanceRunner {
             } catch {
                 context.note(.instructions, "\(error)")
             }
+            if context.current == nil, let away = context.wentAway { gone = away }
         }
         finish(log: log)
         let outcomes = scenarios.map { scenario -> ScenarioOutcome in

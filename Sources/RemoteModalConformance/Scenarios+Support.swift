@@ -61,6 +61,12 @@ extension ConformanceContext {
         while true {
             guard let event = next() else {
                 let title = record.modal["title"]?.stringValue.map { " (\"\($0)\")" } ?? ""
+                if current == nil, let away = wentAway {
+                    throw ScenarioFailure(
+                        .stayed,
+                        "the client went away (its connection closed during \(away)) and no client came back within \(seconds): no answer to \(record.id)\(title)"
+                    )
+                }
                 let said =
                     what ?? "no answer to \(record.id)\(title) within \(seconds): the client did not do what it said"
                 throw ScenarioFailure(rule, "\(said); \(seenSoFar(record))")

@@ -10,7 +10,13 @@ import Testing
 
 /// A client in memory that does what the alerts' texts say, or breaks one rule on purpose.
 final class ScriptedAlertClient {
-    enum Fault { case none, answerTwice, answerChanged, answerAfterDismiss, ignoreDismiss, neverResume, noLastSeq }
+    enum Fault {
+        case none, answerTwice, answerChanged, answerAfterDismiss, ignoreDismiss, neverResume, noLastSeq
+        /// Types what the text says but never chooses.
+        case neverChoose
+        /// Goes away for good after its first answer (a crash).
+        case crashAfterAnswer
+    }
 
     let transport: InMemoryTransport
     let fault: Fault
@@ -21,6 +27,7 @@ final class ScriptedAlertClient {
     var kept: [String: String] = [:]
     var waiting: Set<String> = []
     var finished = false
+    var crashed = false
     /// Answers whose dismiss came (for `answerAfterDismiss`, which sends them again anyway).
     var forgotten: [String] = []
 
@@ -43,11 +50,13 @@ final class ScriptedAlertClient {
 
     /// Reads what came; false once the run is over (closed 1000) or the client gave up.
     func step() -> Bool {
+        if crashed { return true }
         let frames = connection.frames
         while read < frames.count {
             handle(frames[read])
             read += 1
         }
+        if crashed { return true }
         guard let code = connection.closeCode else { return true }
         if code == .normal { return false }
         connection = transport.connect()
@@ -100,6 +109,13 @@ final class ScriptedAlertClient {
             }
         }
         guard let action else { return }
+        if fault == .neverChoose {
+            let input = JSONValue.object([
+                ("type", "input"), ("id", .string(id)), ("textFields", .array(texts.map { .string($0) })),
+            ])
+            connection.send(raw: input.jsonText)
+            return
+        }
         let answer = JSONValue.object([
             ("type", "result"), ("id", .string(id)),
             (
@@ -119,6 +135,9 @@ final class ScriptedAlertClient {
                 ("value", .object([("action", 0), ("textFields", .array(texts.map { .string($0) }))])),
             ])
             connection.send(raw: other.jsonText)
+        case .crashAfterAnswer:
+            crashed = true
+            connection.disconnect()
         case .answerAfterDismiss:
             // After acting on a later modal, so the host knows the dismiss was processed.
             for old in forgotten { connection.send(raw: old) }
@@ -219,6 +238,25 @@ struct ConformanceRunTests {
         let report = try run(["drop-answer"], fault: .neverResume, timeout: 2)
         #expect(report.failures.map(\.name) == ["drop-answer"], "\(report.text)")
         #expect(report.failures.first?.violations.first?.rule == .resume)
+    }
+
+    @Test("a timeout says what came for the modal: the input, the update it caused, no result")
+    func timeoutSaysWhatCame() throws {
+        let report = try run(["alert"], fault: .neverChoose, timeout: 1)
+        #expect(report.failures.map(\.name) == ["alert"], "\(report.text)")
+        #expect(
+            report.text.contains(
+                #"1 `input` came, the host sent 1 `update` (enabled now: "Cancel", "Sign In"); no result or failure"#),
+            "\(report.text)")
+    }
+
+    @Test("a client that goes away is said to have gone, in its scenario and the next, not as a late hello")
+    func crashedClientIsSaidToHaveGone() throws {
+        let report = try run(["alert", "dismiss", "drop-dialog"], fault: .crashAfterAnswer, timeout: 1)
+        #expect(report.failures.map(\.name) == ["dismiss", "drop-dialog"], "\(report.text)")
+        #expect(report.failures.allSatisfy { $0.violations.first?.rule == .stayed }, "\(report.text)")
+        #expect(report.text.contains("the client went away (its connection closed during"), "\(report.text)")
+        #expect(report.text.contains("and did not come back"), "\(report.text)")
     }
 
     @Test("a client that never connects fails every scenario, within the connect timeout")
