@@ -122,6 +122,15 @@ final class ConformanceContext {
     private var heldOnce: Set<String> = []
     /// The next hello starts a new session, as a restarted host would.
     var forgetSession = false
+    /// Whether the next `welcome` offers `heartbeat` (the restarted host of `restart` is an
+    /// older one that does not: a client must not ping it).
+    var offerHeartbeat = true
+    /// Whether the current connection's `welcome` offered it.
+    private var heartbeatOffered = false
+    /// The scenario whose `welcome` first offered no heartbeat: a ping after it is its failure.
+    private var heartbeatWithdrawnBy: String?
+    /// `pong`s sent for the client's `ping`s.
+    private(set) var pongs = 0
     /// Rules broken, by scenario.
     private(set) var violations: [String: [ConformanceViolation]] = [:]
     /// SHOULDs not followed, by scenario: said in the report, never a FAIL.
@@ -372,11 +381,17 @@ final class ConformanceContext {
         wentAway = nil
         joined.insert(connection)
         capabilities = (json["capabilities"]?.arrayValue ?? []).compactMap(\.stringValue)
-        write(
-            [
-                ("type", "welcome"), ("protocol", 1), ("session", .string(session ?? "")), ("resumed", .bool(resumed)),
-                ("retentionSeconds", 60),
-            ], to: connection)
+        var welcome: [(String, JSONValue)] = [
+            ("type", "welcome"), ("protocol", 1), ("session", .string(session ?? "")), ("resumed", .bool(resumed)),
+            ("retentionSeconds", 60),
+        ]
+        heartbeatOffered = offerHeartbeat
+        if !offerHeartbeat, heartbeatWithdrawnBy == nil { heartbeatWithdrawnBy = scenario }
+        if offerHeartbeat {
+            welcome.append(
+                ("heartbeat", .object([("idleSeconds", 20), ("activeSeconds", 4), ("timeoutSeconds", 5)])))
+        }
+        write(welcome, to: connection)
         send([("type", "controls"), ("items", [])])
         if resumed {
             for id in order { if let record = modals[id], record.pending { represent(record) } }
@@ -530,6 +545,20 @@ final class ConformanceContext {
             return .message(json)
         case "event":
             return .message(json)
+        case "ping":
+            guard heartbeatOffered else {
+                note(
+                    .noPing, "a `ping`, to a host whose `welcome` offered no `heartbeat`",
+                    scenario: heartbeatWithdrawnBy)
+                sendError("unknown_type", "unknown message type 'ping'", ref: type, to: current!)
+                return nil
+            }
+            // At once, on this connection, no seq (§3 "Heartbeat").
+            var pong: [(String, JSONValue)] = [("type", "pong")]
+            if let ping = json["id"] { pong.append(("id", ping)) }
+            write(pong, to: current)
+            pongs += 1
+            return nil
         default:
             sendError("unknown_type", "unknown message type '\(type)'", ref: type, to: current!)
             return nil

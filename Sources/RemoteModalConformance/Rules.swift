@@ -26,6 +26,8 @@ public struct ConformanceRule: Sendable, Equatable, CustomStringConvertible {
         "protocol.md §5",
         "Once it has processed a modal's `dismiss`, a client MUST forget that modal's kept answer and MUST NOT send it again."
     )
+    static let noPing = ConformanceRule(
+        "protocol.md §3", "MUST NOT send `ping` to a host that offered no `heartbeat`")
     static let dismiss = ConformanceRule(
         "protocol.md §12.5", "MUST close a dialog on its `dismiss`, any reason")
     static let resend = ConformanceRule(

@@ -16,6 +16,8 @@ final class ScriptedAlertClient {
         case neverChoose
         /// Goes away for good after its first answer (a crash).
         case crashAfterAnswer
+        /// Pings after every dialog, whether the host offered `heartbeat` or not.
+        case pingAlways
     }
 
     let transport: InMemoryTransport
@@ -28,6 +30,8 @@ final class ScriptedAlertClient {
     var waiting: Set<String> = []
     var finished = false
     var crashed = false
+    var pings = 0
+    var pongs: [Int] = []
     /// Answers whose dismiss came (for `answerAfterDismiss`, which sends them again anyway).
     var forgotten: [String] = []
 
@@ -76,6 +80,11 @@ final class ScriptedAlertClient {
                 lastSeq = 0
             }
             session = id
+            return
+        }
+        if type == "pong" {
+            #expect(message["seq"] == nil, "a pong carries no seq")
+            pongs.append(message["id"]?.intValue ?? -1)
             return
         }
         if let seq = message["seq"]?.intValue, type != "error" {
@@ -135,6 +144,9 @@ final class ScriptedAlertClient {
                 ("value", .object([("action", 0), ("textFields", .array(texts.map { .string($0) }))])),
             ])
             connection.send(raw: other.jsonText)
+        case .pingAlways:
+            pings += 1
+            connection.send(raw: #"{"type":"ping","id":\#(pings)}"#)
         case .crashAfterAnswer:
             crashed = true
             connection.disconnect()
@@ -160,6 +172,12 @@ struct ConformanceRunTests {
     /// Runs the scenarios against a scripted client; the client is stepped on this thread
     /// until the run ends (every wait in it is bounded by the timeout).
     func run(_ names: [String], fault: ScriptedAlertClient.Fault, timeout: Double = 5) throws -> ConformanceReport {
+        try runWithClient(names, fault: fault, timeout: timeout).report
+    }
+
+    func runWithClient(_ names: [String], fault: ScriptedAlertClient.Fault, timeout: Double = 5) throws -> (
+        report: ConformanceReport, client: ScriptedAlertClient
+    ) {
         let transport = InMemoryTransport()
         var options = ConformanceOptions()
         options.timeout = timeout
@@ -184,7 +202,17 @@ struct ConformanceRunTests {
             }
         }
         if !running { done.wait() }
-        return try #require(result.withLock { $0 })
+        return (try #require(result.withLock { $0 }), client)
+    }
+
+    @Test(
+        "a ping gets its pong (no seq) where heartbeat was offered; a ping to the restarted host, which offered none, fails restart on §3"
+    )
+    func heartbeatOfferedThenNot() throws {
+        let (report, client) = try runWithClient(["alert", "restart"], fault: .pingAlways)
+        #expect(client.pongs.starts(with: [1]), "\(client.pongs)")
+        #expect(report.outcomes.map(\.verdict) == [.pass, .fail], "\(report.text)")
+        #expect(report.failures.first?.violations.first?.rule == .noPing, "\(report.text)")
     }
 
     @Test("a client that follows the texts passes every alert scenario")
