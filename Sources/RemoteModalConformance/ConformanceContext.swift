@@ -115,6 +115,9 @@ final class ConformanceContext {
     /// The highest `present` seq the client acted on (answered, typed into, uploaded to) on
     /// the current connection: proof it processed every message before it.
     private var connectionProven = 0
+    /// The same, per connection, kept after it closed: an answer re-sent after a resume for a
+    /// dismiss processed on the connection before is judged on it.
+    private var provenBy: [ConnectionID: Int] = [:]
     /// The scenario during which the client's connection closed by itself, while none came back.
     private(set) var wentAway: String?
     private var ackHold: Date?
@@ -447,12 +450,13 @@ final class ConformanceContext {
                 // forgets the answer, so the same one after that proof is a violation.
                 if accepted != json {
                     note(.exactlyOnce, "a second, different answer for \(id)", scenario: record.scenario)
-                } else if record.dismissedOn == current, let dismissSeq = record.dismissSeq,
-                    connectionProven > dismissSeq
+                } else if let on = record.dismissedOn, let dismissSeq = record.dismissSeq,
+                    let proof = provenBy[on], proof > dismissSeq
                 {
+                    let place = on == current ? "" : " on the connection before the resume"
                     note(
                         .forget,
-                        "the answer for \(id) came again after its dismiss (seq \(dismissSeq)) was processed: the client had since acted on seq \(connectionProven)",
+                        "the answer for \(id) came again after its dismiss (seq \(dismissSeq)) was processed\(place): the client had since acted on seq \(proof)",
                         scenario: record.scenario)
                 } else if record.dismissedOn == current, let at = record.dismissedAt,
                     Date().timeIntervalSince(at) >= Self.forgetSeconds
@@ -473,7 +477,7 @@ final class ConformanceContext {
                 return nil
             }
             proven = max(proven, record.firstSeq)
-            connectionProven = max(connectionProven, record.presentSeq)
+            acted(on: record)
             record.seen[type, default: 0] += 1
             return .message(json)
         case "input":
@@ -485,7 +489,7 @@ final class ConformanceContext {
                 return nil
             }
             proven = max(proven, record.firstSeq)
-            connectionProven = max(connectionProven, record.presentSeq)
+            acted(on: record)
             record.seen[type, default: 0] += 1
             record.lastInput = texts
             if let rule = record.rule, rule.action < record.enabled.count {
@@ -512,7 +516,7 @@ final class ConformanceContext {
                 return nil
             }
             proven = max(proven, record.firstSeq)
-            connectionProven = max(connectionProven, record.presentSeq)
+            acted(on: record)
             record.seen[type, default: 0] += 1
             let outcome = upload.receive(json)
             record.upload = upload
@@ -563,6 +567,12 @@ final class ConformanceContext {
             sendError("unknown_type", "unknown message type '\(type)'", ref: type, to: current!)
             return nil
         }
+    }
+
+    /// The client acted on `record` (answered, typed, uploaded): it processed its `present`.
+    private func acted(on record: ModalRecord) {
+        connectionProven = max(connectionProven, record.presentSeq)
+        if let current { provenBy[current] = connectionProven }
     }
 
     /// An upload chunk's reply when refused: the file, the refused chunk's offset and the

@@ -18,6 +18,8 @@ final class ScriptedAlertClient {
         case crashAfterAnswer
         /// Pings after every dialog, whether the host offered `heartbeat` or not.
         case pingAlways
+        /// Keeps every answer after its dismiss, and sends them all again after a resume.
+        case neverForget
     }
 
     let transport: InMemoryTransport
@@ -94,7 +96,7 @@ final class ScriptedAlertClient {
         guard let id = message["id"]?.stringValue else { return }
         if type == "dismiss" {
             if let answer = kept[id] { forgotten.append(answer) }
-            kept[id] = nil
+            if fault != .neverForget { kept[id] = nil }
             if fault != .ignoreDismiss { waiting.remove(id) }
             return
         }
@@ -243,6 +245,14 @@ struct ConformanceRunTests {
         let report = try run(["alert"], fault: .answerAfterDismiss)
         #expect(report.failures.map(\.name) == ["alert"], "\(report.text)")
         #expect(report.failures.first?.violations.first?.rule == .forget)
+    }
+
+    @Test("an answer sent again after a resume, though its dismiss was processed before the drop, fails on §5")
+    func answerKeptPastItsDismissFails() throws {
+        let report = try run(["alert", "dismiss", "drop-dialog"], fault: .neverForget)
+        #expect(report.failures.map(\.name) == ["alert"], "\(report.text)")
+        #expect(report.failures.first?.violations.first?.rule == .forget, "\(report.text)")
+        #expect(report.text.contains("on the connection before the resume"), "\(report.text)")
     }
 
     @Test("a resume without lastSeq (a SHOULD) is a warning, not a FAIL")
