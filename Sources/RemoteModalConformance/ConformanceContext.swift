@@ -14,6 +14,9 @@ public struct ConformanceOptions: Sendable {
     /// How long acknowledgements are held back the first time a picker's window fills, in
     /// seconds: a client that does not keep the window sends past it meanwhile.
     public var paceHold: Double = 0.5
+    /// How long the host goes on listening after the closing alert's answer, in seconds, so
+    /// that what the client sends last is judged too.
+    public var tail: Double = 1
 
     /// The defaults.
     public init() {}
@@ -69,13 +72,22 @@ final class ModalRecord {
     var accepted: JSONValue?
     var dismissReason: String?
     var dismissedOn: ConnectionID?
+    /// When, and at which `seq`, the first `dismiss` went to `dismissedOn`.
     var dismissedAt: Date?
+    var dismissSeq: Int?
+    /// The `seq` of its latest `present` (the first, or the one a resume re-sent).
+    var presentSeq: Int
+    /// What the client sent for it (by message type), for a report of what was seen.
+    var seen: [String: Int] = [:]
+    /// The `update`s the host sent for it.
+    var updates = 0
 
     init(id: String, scenario: String, modal: JSONValue, firstSeq: Int) {
         self.id = id
         self.scenario = scenario
         self.modal = modal
         self.firstSeq = firstSeq
+        presentSeq = firstSeq
         enabled = (modal["actions"]?.arrayValue ?? []).map { $0["enabled"]?.boolValue ?? true }
     }
 }
@@ -100,13 +112,32 @@ final class ConformanceContext {
     private var forgotten: [String: String] = [:]
     private var counter = 0
     private var proven = 0
+    /// The highest `present` seq the client acted on (answered, typed into, uploaded to) on
+    /// the current connection: proof it processed every message before it.
+    private var connectionProven = 0
+    /// The same, per connection, kept after it closed: an answer re-sent after a resume for a
+    /// dismiss processed on the connection before is judged on it.
+    private var provenBy: [ConnectionID: Int] = [:]
+    /// The scenario during which the client's connection closed by itself, while none came back.
+    private(set) var wentAway: String?
     private var ackHold: Date?
     private var heldAcks: [(id: String, file: Int, received: Int)] = []
     private var heldOnce: Set<String> = []
     /// The next hello starts a new session, as a restarted host would.
     var forgetSession = false
+    /// Whether the next `welcome` offers `heartbeat` (the restarted host of `restart` is an
+    /// older one that does not: a client must not ping it).
+    var offerHeartbeat = true
+    /// Whether the current connection's `welcome` offered it.
+    private var heartbeatOffered = false
+    /// The scenario whose `welcome` first offered no heartbeat: a ping after it is its failure.
+    private var heartbeatWithdrawnBy: String?
+    /// `pong`s sent for the client's `ping`s.
+    private(set) var pongs = 0
     /// Rules broken, by scenario.
     private(set) var violations: [String: [ConformanceViolation]] = [:]
+    /// SHOULDs not followed, by scenario: said in the report, never a FAIL.
+    private(set) var warnings: [String: [ConformanceViolation]] = [:]
 
     init(link: ConformanceLink, options: ConformanceOptions) {
         self.link = link
@@ -122,6 +153,11 @@ final class ConformanceContext {
 
     func note(_ rule: ConformanceRule, _ detail: String, scenario owner: String? = nil) {
         violations[owner ?? scenario, default: []].append(ConformanceViolation(rule: rule, detail: detail))
+    }
+
+    /// A SHOULD not followed: a warning line in the report, the scenario still passes.
+    func warn(_ rule: ConformanceRule, _ detail: String) {
+        warnings[scenario, default: []].append(ConformanceViolation(rule: rule, detail: detail))
     }
 
     func modal(_ id: String) -> ModalRecord? { modals[id] }
@@ -205,6 +241,7 @@ final class ConformanceContext {
             modal = .object(fields)
         }
         var pairs: [(String, JSONValue)] = [("type", "present"), ("id", .string(record.id)), ("modal", modal)]
+        record.presentSeq = seq + 1
         if let upload = record.upload {
             pairs.append(("uploadWindow", .number(Double(upload.window))))
             let received = upload.received.map { entry -> JSONValue in
@@ -220,9 +257,7 @@ final class ConformanceContext {
         guard let record = modals[id] else { return }
         record.pending = false
         record.dismissReason = reason
-        record.dismissedOn = current
-        record.dismissedAt = Date()
-        send([("type", "dismiss"), ("id", .string(id)), ("reason", .string(reason))])
+        sendDismiss(record)
     }
 
     /// Takes an answer: the modal ends; `dismiss` `resolved` unless `sendDismiss` is false
@@ -247,6 +282,8 @@ final class ConformanceContext {
         joined.remove(connection)
         guard connection == current else { return }
         current = nil
+        connectionProven = 0
+        if !dropped.contains(connection) { wentAway = scenario }
         heldAcks.removeAll()
         ackHold = nil
         for record in modals.values where record.upload != nil { record.upload?.connectionLost() }
@@ -343,13 +380,21 @@ final class ConformanceContext {
             lost(old)
         }
         current = connection
+        connectionProven = 0
+        wentAway = nil
         joined.insert(connection)
         capabilities = (json["capabilities"]?.arrayValue ?? []).compactMap(\.stringValue)
-        write(
-            [
-                ("type", "welcome"), ("protocol", 1), ("session", .string(session ?? "")), ("resumed", .bool(resumed)),
-                ("retentionSeconds", 60),
-            ], to: connection)
+        var welcome: [(String, JSONValue)] = [
+            ("type", "welcome"), ("protocol", 1), ("session", .string(session ?? "")), ("resumed", .bool(resumed)),
+            ("retentionSeconds", 60),
+        ]
+        heartbeatOffered = offerHeartbeat
+        if !offerHeartbeat, heartbeatWithdrawnBy == nil { heartbeatWithdrawnBy = scenario }
+        if offerHeartbeat {
+            welcome.append(
+                ("heartbeat", .object([("idleSeconds", 20), ("activeSeconds", 4), ("timeoutSeconds", 5)])))
+        }
+        write(welcome, to: connection)
         send([("type", "controls"), ("items", [])])
         if resumed {
             for id in order { if let record = modals[id], record.pending { represent(record) } }
@@ -400,12 +445,25 @@ final class ConformanceContext {
                 return record.pending ? .message(json) : nil
             }
             if let accepted = record.accepted {
+                // The same answer again is no second answer (§5: a client MAY send it again
+                // until it sees the dismiss); once the client has processed the dismiss it
+                // forgets the answer, so the same one after that proof is a violation.
                 if accepted != json {
                     note(.exactlyOnce, "a second, different answer for \(id)", scenario: record.scenario)
-                } else if record.dismissedOn == current, let at = record.dismissedAt, Date().timeIntervalSince(at) < 10
+                } else if let on = record.dismissedOn, let dismissSeq = record.dismissSeq,
+                    let proof = provenBy[on], proof > dismissSeq
+                {
+                    let place = on == current ? "" : " on the connection before the resume"
+                    note(
+                        .forget,
+                        "the answer for \(id) came again after its dismiss (seq \(dismissSeq)) was processed\(place): the client had since acted on seq \(proof)",
+                        scenario: record.scenario)
+                } else if record.dismissedOn == current, let at = record.dismissedAt,
+                    Date().timeIntervalSince(at) >= Self.forgetSeconds
                 {
                     note(
-                        .exactlyOnce, "the answer for \(id) came twice on one connection, after its dismiss was sent",
+                        .forget,
+                        "the answer for \(id) came again \(Int(Date().timeIntervalSince(at))) s after its dismiss was sent on this connection",
                         scenario: record.scenario)
                 }
                 resendDismiss(record)
@@ -419,6 +477,8 @@ final class ConformanceContext {
                 return nil
             }
             proven = max(proven, record.firstSeq)
+            acted(on: record)
+            record.seen[type, default: 0] += 1
             return .message(json)
         case "input":
             guard let id, let record = modals[id] else {
@@ -429,11 +489,14 @@ final class ConformanceContext {
                 return nil
             }
             proven = max(proven, record.firstSeq)
+            acted(on: record)
+            record.seen[type, default: 0] += 1
             record.lastInput = texts
             if let rule = record.rule, rule.action < record.enabled.count {
                 let now = rule.check(texts)
                 if record.enabled[rule.action] != now {
                     record.enabled[rule.action] = now
+                    record.updates += 1
                     send([
                         ("type", "update"), ("id", .string(id)),
                         ("actions", .array(record.enabled.map { .object([("enabled", .bool($0))]) })),
@@ -453,8 +516,11 @@ final class ConformanceContext {
                 return nil
             }
             proven = max(proven, record.firstSeq)
+            acted(on: record)
+            record.seen[type, default: 0] += 1
             let outcome = upload.receive(json)
             record.upload = upload
+            let offset = json["offset"]?.intValue
             switch outcome {
             case .stored(let file, let received):
                 heldAcks.append((id, file, received))
@@ -469,28 +535,73 @@ final class ConformanceContext {
                     .window,
                     "a chunk of \(id) arrived with \(inFlight) unacknowledged (uploadWindow \(upload.window))",
                     scenario: record.scenario)
-                sendError("rate_limited", "beyond the upload window", ref: type, id: id, to: current!)
+                let file = json["file"]?.intValue ?? 0
+                sendUploadError(
+                    "rate_limited", "beyond the upload window", id: id, file: file, offset: offset,
+                    held: upload.files[file]?.bytes.count ?? 0)
             case .invalid(let file, let held, let reason):
-                note(.chunks, "a chunk of \(id) refused: \(reason)", scenario: record.scenario)
-                let pairs: [(String, JSONValue)] = [
-                    ("type", "error"), ("code", "upload_invalid"), ("message", .string(reason)), ("ref", "upload"),
-                    ("id", .string(id)), ("file", .number(Double(file))), ("held", .number(Double(held))),
-                ]
-                send(pairs)
+                note(UploadState.rule(for: reason), "a chunk of \(id) refused: \(reason)", scenario: record.scenario)
+                sendUploadError("upload_invalid", reason, id: id, file: file, offset: offset, held: held)
+            case .inFlight(let file, let held, let reason):
+                // Sent before the client saw the earlier refusal: its reply, no second finding.
+                sendUploadError("upload_invalid", reason, id: id, file: file, offset: offset, held: held)
             }
             return .message(json)
         case "event":
             return .message(json)
+        case "ping":
+            guard heartbeatOffered else {
+                note(
+                    .noPing, "a `ping`, to a host whose `welcome` offered no `heartbeat`",
+                    scenario: heartbeatWithdrawnBy)
+                sendError("unknown_type", "unknown message type 'ping'", ref: type, to: current!)
+                return nil
+            }
+            // At once, on this connection, no seq (§3 "Heartbeat").
+            var pong: [(String, JSONValue)] = [("type", "pong")]
+            if let ping = json["id"] { pong.append(("id", ping)) }
+            write(pong, to: current)
+            pongs += 1
+            return nil
         default:
             sendError("unknown_type", "unknown message type '\(type)'", ref: type, to: current!)
             return nil
         }
     }
 
-    private func resendDismiss(_ record: ModalRecord) {
+    /// The client acted on `record` (answered, typed, uploaded): it processed its `present`.
+    private func acted(on record: ModalRecord) {
+        connectionProven = max(connectionProven, record.presentSeq)
+        if let current { provenBy[current] = connectionProven }
+    }
+
+    /// An upload chunk's reply when refused: the file, the refused chunk's offset and the
+    /// bytes held of that file (where to go on from).
+    private func sendUploadError(_ code: String, _ message: String, id: String, file: Int, offset: Int?, held: Int) {
+        var pairs: [(String, JSONValue)] = [
+            ("type", "error"), ("code", .string(code)), ("message", .string(message)), ("ref", "upload"),
+            ("id", .string(id)), ("file", .number(Double(file))),
+        ]
+        if let offset { pairs.append(("offset", .number(Double(offset)))) }
+        pairs.append(("held", .number(Double(held))))
+        send(pairs)
+    }
+
+    /// How long after its dismiss (on one connection) the same answer again is a client that
+    /// did not forget it: past the reply watchdog of §12.8, a live client has seen the dismiss.
+    static let forgetSeconds: Double = 10
+
+    private func resendDismiss(_ record: ModalRecord) { sendDismiss(record) }
+
+    /// A `dismiss` (again) to the current connection; the first one on a connection is the
+    /// one an answer again is judged against.
+    private func sendDismiss(_ record: ModalRecord) {
         guard let reason = record.dismissReason else { return }
-        record.dismissedOn = current
-        record.dismissedAt = Date()
+        if record.dismissedOn != current || record.dismissSeq == nil {
+            record.dismissedOn = current
+            record.dismissedAt = Date()
+            record.dismissSeq = seq + 1
+        }
         send([("type", "dismiss"), ("id", .string(record.id)), ("reason", .string(reason))])
     }
 

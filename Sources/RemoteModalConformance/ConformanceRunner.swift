@@ -50,11 +50,25 @@ public final class ConformanceRunner {
         }
         log("a client joined (capabilities: \(context.capabilities.joined(separator: ", ")))")
         var skipped: [String: String] = [:]
+        var gone: String?
         for scenario in scenarios {
             context.begin(scenario.name)
             log("scenario \(scenario.name): \(scenario.summary)")
+            if let gone {
+                // Waited for once already: a client that went away is not waited for again.
+                context.note(.stayed, "the client went away during \(gone) and did not come back")
+                continue
+            }
             guard context.current != nil || context.awaitClient() else {
-                context.note(.resume, "no client connected within \(context.seconds) for the scenario to start")
+                if let away = context.wentAway {
+                    gone = away
+                    context.note(
+                        .stayed,
+                        "the client went away (its connection closed during \(away)) and no client came back within \(context.seconds)"
+                    )
+                } else {
+                    context.note(.resume, "no client connected within \(context.seconds) for the scenario to start")
+                }
                 continue
             }
             let missing = scenario.needs.filter { !context.capabilities.contains($0) }
@@ -71,17 +85,21 @@ public final class ConformanceRunner {
             } catch {
                 context.note(.instructions, "\(error)")
             }
+            if context.current == nil, let away = context.wentAway { gone = away }
         }
         finish(log: log)
         let outcomes = scenarios.map { scenario -> ScenarioOutcome in
-            let violations = context.violations[scenario.name] ?? []
+            let violations = ConformanceViolation.capped(context.violations[scenario.name] ?? [])
+            var outcome: ScenarioOutcome
             if !violations.isEmpty {
-                return ScenarioOutcome(name: scenario.name, verdict: .fail, violations: violations)
+                outcome = ScenarioOutcome(name: scenario.name, verdict: .fail, violations: violations)
+            } else if let note = skipped[scenario.name] {
+                outcome = ScenarioOutcome(name: scenario.name, verdict: .skip, note: note)
+            } else {
+                outcome = ScenarioOutcome(name: scenario.name, verdict: .pass)
             }
-            if let note = skipped[scenario.name] {
-                return ScenarioOutcome(name: scenario.name, verdict: .skip, note: note)
-            }
-            return ScenarioOutcome(name: scenario.name, verdict: .pass)
+            outcome.warnings = ConformanceViolation.capped(context.warnings[scenario.name] ?? [])
+            return outcome
         }
         let report = ConformanceReport(outcomes: outcomes)
         if context.current != nil {
@@ -105,6 +123,9 @@ public final class ConformanceRunner {
                 title: "Finish", instructions: [.choose("Finish")], actions: [("Finish", "default", true)]))
         if let answer = try? context.awaitAnswer(record) {
             context.accept(record.id, answer: answer)
+            // What the client sends just after its last answer (an answer again after its
+            // dismiss) is judged too: a bounded moment more of listening.
+            context.pause(context.options.tail)
         } else {
             log("the client did not answer the closing alert")
         }

@@ -22,6 +22,12 @@ public struct ConformanceRule: Sendable, Equatable, CustomStringConvertible {
     static let exactlyOnce = ConformanceRule(
         "protocol.md §12.4",
         "MUST send at most one answer per modal as the person's choice, keep it until that modal's `dismiss`")
+    static let forget = ConformanceRule(
+        "protocol.md §5",
+        "Once it has processed a modal's `dismiss`, a client MUST forget that modal's kept answer and MUST NOT send it again."
+    )
+    static let noPing = ConformanceRule(
+        "protocol.md §3", "MUST NOT send `ping` to a host that offered no `heartbeat`")
     static let dismiss = ConformanceRule(
         "protocol.md §12.5", "MUST close a dialog on its `dismiss`, any reason")
     static let resend = ConformanceRule(
@@ -40,6 +46,25 @@ public struct ConformanceRule: Sendable, Equatable, CustomStringConvertible {
         "protocol.md §7", "A client MUST keep at most `uploadWindow` chunks sent and not yet acknowledged.")
     static let chunks = ConformanceRule(
         "protocol.md §7", "Any other offset MUST equal the bytes the host holds of that file.")
+    static let base64 = ConformanceRule(
+        "protocol.md §7",
+        "`data`: the chunk's bytes, **standard base64** (RFC 4648 section 4: `A-Z a-z 0-9 + /`, with `=` padding, no line breaks)"
+    )
+    static let chunkSize = ConformanceRule(
+        "protocol.md §7", "`data`: at most 32,768 bytes before encoding")
+    static let chunkFields = ConformanceRule(
+        "protocol.md §7", "`name`, `mimeType`: the same in every chunk of the file; `size`: the same in every chunk")
+    static let lastChunk = ConformanceRule(
+        "protocol.md §7", "`last`: `true` on the file's final chunk only: with it, the bytes held MUST equal `size`.")
+    static let chunkShape = ConformanceRule(
+        "protocol.md §10",
+        "`bad_message`: valid JSON but not a valid message: a missing field, a wrong type, a value out of range")
+    static let accepted = ConformanceRule(
+        "protocol.md §7", "a file's offset-0 chunk must declare a `mimeType` of an accepted kind")
+    static let stayed = ConformanceRule(
+        "clients.md \"The conformance host\"",
+        "A client stays connected from its first `hello` to the close 1000 `conformance complete` (a drop the host makes aside)."
+    )
     static let uploadResult = ConformanceRule(
         "protocol.md §6",
         "`items[i]` describes file `i` of the uploads, in order: `name` and `mimeType` as uploaded, `size` in bytes, `sha256` the lower-case hex SHA-256 of the bytes."
@@ -78,6 +103,27 @@ public struct ConformanceViolation: Sendable, Equatable, CustomStringConvertible
 
     /// The detail, then the rule.
     public var description: String { "\(detail) (\(rule))" }
+
+    /// At most `limit` findings of each rule, in order, then one "and N more like it" per
+    /// rule: a client that breaks a rule on every chunk is told once, not a thousand times.
+    /// - Parameters:
+    ///   - findings: In the order found.
+    ///   - limit: How many of one rule are kept.
+    /// - Returns: The findings kept and a count line per rule that had more.
+    public static func capped(_ findings: [ConformanceViolation], limit: Int = 3) -> [ConformanceViolation] {
+        var kept: [ConformanceViolation] = []
+        var more: [(rule: ConformanceRule, count: Int)] = []
+        for finding in findings {
+            if kept.count(where: { $0.rule == finding.rule }) < limit {
+                kept.append(finding)
+            } else if let index = more.firstIndex(where: { $0.rule == finding.rule }) {
+                more[index].count += 1
+            } else {
+                more.append((finding.rule, 1))
+            }
+        }
+        return kept + more.map { ConformanceViolation(rule: $0.rule, detail: "and \($0.count) more like it") }
+    }
 }
 
 /// The verdict on one scenario.
@@ -100,6 +146,8 @@ public struct ScenarioOutcome: Sendable, Equatable {
     public var violations: [ConformanceViolation]
     /// Why it was skipped, when it was.
     public var note: String?
+    /// SHOULDs not followed: said, never a FAIL.
+    public var warnings: [ConformanceViolation] = []
 
     /// An outcome.
     /// - Parameters:
@@ -144,7 +192,12 @@ public struct ConformanceReport: Sendable, Equatable {
                 lines.append("     \(violation.detail)")
                 lines.append("     rule: \(violation.rule)")
             }
+            for warning in outcome.warnings {
+                lines.append("     warning: \(warning.detail)")
+                lines.append("     rule: \(warning.rule)")
+            }
         }
+        let warned = outcomes.filter { !$0.warnings.isEmpty }.map(\.name)
         let passed = outcomes.filter { $0.verdict == .pass }.count
         let skipped = outcomes.filter { $0.verdict == .skip }.map(\.name)
         if failures.isEmpty && skipped.isEmpty {
@@ -162,6 +215,11 @@ public struct ConformanceReport: Sendable, Equatable {
             lines.append(
                 "conformance: \(skipped.count) skipped, not checked (a kind not advertised): "
                     + skipped.joined(separator: ", "))
+        }
+        // A SHOULD not followed fails nothing, but is said where it cannot be missed.
+        if !warned.isEmpty {
+            lines.append(
+                "conformance: \(warned.count) with warnings (a SHOULD not followed): " + warned.joined(separator: ", "))
         }
         return lines.joined(separator: "\n")
     }

@@ -61,9 +61,15 @@ extension ConformanceContext {
         while true {
             guard let event = next() else {
                 let title = record.modal["title"]?.stringValue.map { " (\"\($0)\")" } ?? ""
-                throw ScenarioFailure(
-                    rule,
-                    what ?? "no answer to \(record.id)\(title) within \(seconds): the client did not do what it said")
+                if current == nil, let away = wentAway {
+                    throw ScenarioFailure(
+                        .stayed,
+                        "the client went away (its connection closed during \(away)) and no client came back within \(seconds): no answer to \(record.id)\(title)"
+                    )
+                }
+                let said =
+                    what ?? "no answer to \(record.id)\(title) within \(seconds): the client did not do what it said"
+                throw ScenarioFailure(rule, "\(said); \(seenSoFar(record))")
             }
             if case .message(let json) = event, json["id"]?.stringValue == record.id,
                 let type = json["type"]?.stringValue, type == "result" || type == "failure"
@@ -71,6 +77,28 @@ extension ConformanceContext {
                 return json
             }
         }
+    }
+
+    /// What came for a modal, for a timeout's report: "2 `input`s came and 1 `update`
+    /// enabled an action; no result", or what the connection did.
+    func seenSoFar(_ record: ModalRecord) -> String {
+        func counted(_ count: Int, _ word: String) -> String { count == 1 ? "1 `\(word)`" : "\(count) `\(word)`s" }
+        var parts = record.seen.keys.sorted().map { counted(record.seen[$0] ?? 0, $0) + " came" }
+        if record.updates > 0 {
+            let titles = (record.modal["actions"]?.arrayValue ?? []).enumerated().compactMap { index, action in
+                record.enabled[safe: index] == true ? action["title"]?.stringValue.map { "\"\($0)\"" } : nil
+            }
+            parts.append(
+                "the host sent \(counted(record.updates, "update")) (enabled now: \(titles.isEmpty ? "none" : titles.joined(separator: ", ")))"
+            )
+        }
+        if let upload = record.upload, upload.chunksStored > 0 {
+            parts.append("\(upload.chunksStored) chunk(s) stored")
+        }
+        let seen = parts.isEmpty ? "nothing came for \(record.id)" : parts.joined(separator: ", ")
+        let connection =
+            current == nil ? (wentAway != nil ? "; the client's connection closed" : "; no connection") : ""
+        return "\(seen); no result or failure\(connection)"
     }
 
     /// The answer's `value`: a `failure` fails the scenario.
@@ -101,21 +129,21 @@ extension ConformanceContext {
                         ? "after \(what), the client said hello without `resume`"
                         : "after \(what), the client resumed a session that is not the one it had")
             }
-            try judgeLastSeq(info, after: what)
+            judgeLastSeq(info, after: what)
             return info
         }
     }
 
-    func judgeLastSeq(_ info: JoinInfo, after what: String) throws {
+    /// `lastSeq` is a SHOULD (§4, §9): left out or off, a warning, never a FAIL.
+    func judgeLastSeq(_ info: JoinInfo, after what: String) {
         guard let lastSeq = info.lastSeq else {
-            throw ScenarioFailure(.lastSeq, "after \(what), the resume carried no `lastSeq`")
+            warn(.lastSeq, "after \(what), the resume carried no `lastSeq`")
+            return
         }
         if lastSeq > info.highestSent {
-            throw ScenarioFailure(
-                .lastSeq, "after \(what), `lastSeq` \(lastSeq) is beyond the last seq sent (\(info.highestSent))")
-        }
-        if lastSeq < info.proven {
-            throw ScenarioFailure(
+            warn(.lastSeq, "after \(what), `lastSeq` \(lastSeq) is beyond the last seq sent (\(info.highestSent))")
+        } else if lastSeq < info.proven {
+            warn(
                 .lastSeq,
                 "after \(what), `lastSeq` \(lastSeq) is below seq \(info.proven), a message the client had answered")
         }

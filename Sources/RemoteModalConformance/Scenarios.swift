@@ -325,6 +325,8 @@ public struct ConformanceScenario: Sendable {
         let old = context.presentWait(title: "Before the restart")
         context.pause(0.3)
         context.forgetSession = true
+        // The host that comes back is an older one, without `heartbeat`: no more pings.
+        context.offerHeartbeat = false
         context.drop(code: .goingAway, reason: "host shutting down")
         while true {
             guard let event = context.next() else {
@@ -334,6 +336,7 @@ public struct ConformanceScenario: Sendable {
             guard info.askedSession != nil else {
                 throw ScenarioFailure(.resume, "after the host went away, the client said hello without `resume`")
             }
+            context.judgeLastSeq(info, after: "the host went away")
             break
         }
         _ = old

@@ -21,6 +21,10 @@ struct UploadState: Sendable {
         case overrun(inFlight: Int)
         /// Refused (`upload_invalid`), with the bytes of the file now held.
         case invalid(file: Int, held: Int, reason: String)
+        /// Refused as well, but sent before the client could see an earlier refusal (a chunk
+        /// of the window behind a refused one does not continue the bytes held): replied
+        /// to, not judged again.
+        case inFlight(file: Int, held: Int, reason: String)
     }
 
     static let chunkLimit = 32_768
@@ -34,6 +38,9 @@ struct UploadState: Sendable {
     /// The largest number of chunks the client had in flight.
     var maxInFlight = 0
     var chunksStored = 0
+    /// Chunks that may still come from behind the last refusal, and the file they are of.
+    private(set) var grace = 0
+    private(set) var graceFile = 0
 
     init(window: Int, accepts: [String]) {
         self.window = window
@@ -54,8 +61,29 @@ struct UploadState: Sendable {
     /// Acknowledgements sent for `count` chunks.
     mutating func acknowledged(_ count: Int) { inFlight = max(0, inFlight - count) }
 
-    /// Judges one `upload` message.
+    /// Judges one `upload` message. After a refusal, at most `window - 1` chunks of that file
+    /// that do not continue the bytes held are the ones that were in flight behind it
+    /// (`inFlight`); a chunk stored for that file ends the allowance.
     mutating func receive(_ chunk: JSONValue) -> Outcome {
+        let outcome = judge(chunk)
+        switch outcome {
+        case .stored(let file, _):
+            if file == graceFile { grace = 0 }
+        case .invalid(let file, let held, let reason):
+            if grace > 0, file == graceFile, reason.hasPrefix("offset ") {
+                grace -= 1
+                return .inFlight(file: file, held: held, reason: reason)
+            }
+            (grace, graceFile) = (window - 1, file)
+        case .overrun:
+            (grace, graceFile) = (window - 1, chunk["file"]?.intValue ?? 0)
+        case .inFlight:
+            break
+        }
+        return outcome
+    }
+
+    private mutating func judge(_ chunk: JSONValue) -> Outcome {
         guard let index = chunk["file"]?.intValue, (0...999).contains(index) else {
             return .invalid(file: 0, held: 0, reason: "`file` is missing or out of range")
         }
@@ -108,6 +136,17 @@ struct UploadState: Sendable {
         maxInFlight = max(maxInFlight, inFlight)
         chunksStored += 1
         return .stored(file: index, received: file.bytes.count)
+    }
+
+    /// The rule a refusal's reason (as `receive` words it) quotes.
+    static func rule(for reason: String) -> ConformanceRule {
+        if reason.contains("base64") { return .base64 }
+        if reason.hasPrefix("a chunk of") { return .chunkSize }
+        if reason.contains("name, type or size changed") { return .chunkFields }
+        if reason.hasPrefix("`last`") || reason.contains("past the declared size") { return .lastChunk }
+        if reason.contains("is not one the picker takes") { return .accepted }
+        if reason.hasPrefix("a field") || reason.hasPrefix("`file`") { return .chunkShape }
+        return .chunks
     }
 
     /// What is wrong with a picker's `result` value against the bytes held, or nil.

@@ -363,6 +363,10 @@ public enum HostMessage: Sendable, Equatable {
                 writer.raw(",\"file\":")
                 writer.int(file)
             }
+            if let offset = error.offset {
+                writer.raw(",\"offset\":")
+                writer.int(offset)
+            }
             if let held = error.held {
                 writer.raw(",\"held\":")
                 writer.int(held)
@@ -459,7 +463,8 @@ public enum HostMessage: Sendable, Equatable {
                 ProtocolError(
                     ErrorCode(rawValue: try fields.string("code")), try fields.string("message"),
                     ref: try fields.optionalString("ref"), id: try fields.optionalString("id"),
-                    file: try fields.optionalInt("file"), held: try fields.optionalInt("held")))
+                    file: try fields.optionalInt("file"), held: try fields.optionalInt("held"),
+                    offset: try fields.optionalInt("offset")))
         case "resumed":
             return .resumed(seq: try fields.int("seq"))
         default:

@@ -53,6 +53,9 @@ public struct ProtocolError: Error, Equatable, Sendable, CustomStringConvertible
     /// With `file`: the contiguous bytes of that file the host holds after the refusal, so
     /// the offset to send from (0: start the file again).
     public var held: Int?
+    /// For a refused `upload` chunk: where the refused chunk started (its `offset`), so that a
+    /// client with several chunks in flight knows which one it was.
+    public var offset: Int?
 
     /// Creates an error.
     /// - Parameters:
@@ -62,9 +65,10 @@ public struct ProtocolError: Error, Equatable, Sendable, CustomStringConvertible
     ///   - id: The modal the refused message concerned.
     ///   - file: The upload file it concerned.
     ///   - held: The bytes of `file` the host holds.
+    ///   - offset: The refused chunk's `offset`.
     public init(
         _ code: ErrorCode, _ message: String, ref: String? = nil, id: String? = nil, file: Int? = nil,
-        held: Int? = nil
+        held: Int? = nil, offset: Int? = nil
     ) {
         self.code = code
         self.message = message
@@ -72,6 +76,7 @@ public struct ProtocolError: Error, Equatable, Sendable, CustomStringConvertible
         self.id = id
         self.file = file
         self.held = held
+        self.offset = offset
     }
 
     /// The same error, saying which modal it concerns (an `id` it already names stays).
@@ -92,6 +97,19 @@ public struct ProtocolError: Error, Equatable, Sendable, CustomStringConvertible
         var copy = self
         copy.file = file
         copy.held = held
+        return copy
+    }
+
+    /// The same error, saying which upload chunk it refused (its file and offset) and what
+    /// the host holds of that file now.
+    /// - Parameters:
+    ///   - file: The file's index.
+    ///   - offset: The refused chunk's offset.
+    ///   - held: The contiguous bytes held of it.
+    /// - Returns: The error with `file`, `offset` and `held` set.
+    public func concerning(file: Int, offset: Int, held: Int) -> ProtocolError {
+        var copy = concerning(file: file, held: held)
+        copy.offset = offset
         return copy
     }
 

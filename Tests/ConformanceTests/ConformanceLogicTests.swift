@@ -75,6 +75,62 @@ struct ConformanceLogicTests {
         }
     }
 
+    @Test("the chunks in flight behind a refused one are replied to, not judged again; then judging resumes")
+    func chunksInFlightAfterARefusal() {
+        var upload = UploadState(window: 4, accepts: ["image/"])
+        let bytes = [UInt8](repeating: 3, count: 10)
+        #expect(
+            upload.receive(Self.chunk(offset: 0, bytes: bytes, size: 100, last: false))
+                == .stored(file: 0, received: 10))
+        var bad = Self.chunk(offset: 10, bytes: bytes, size: 100, last: false)
+        if case .object(var pairs) = bad, let index = pairs.firstIndex(where: { $0.0 == "data" }) {
+            pairs[index].1 = "not base64!"
+            bad = .object(pairs)
+        }
+        guard case .invalid(0, 10, let reason) = upload.receive(bad) else {
+            Issue.record("a chunk that is not base64 was stored")
+            return
+        }
+        #expect(UploadState.rule(for: reason) == .base64)
+        // The window's other three were sent before the refusal could be seen.
+        for offset in [20, 30, 40] {
+            guard
+                case .inFlight(0, 10, _) = upload.receive(
+                    Self.chunk(offset: offset, bytes: bytes, size: 100, last: false))
+            else {
+                Issue.record("chunk at \(offset), in flight behind the refusal, was judged as a new violation")
+                return
+            }
+        }
+        // A fourth is more than the window could have held: a violation again.
+        guard
+            case .invalid(0, 10, let gap) = upload.receive(Self.chunk(offset: 50, bytes: bytes, size: 100, last: false))
+        else {
+            Issue.record("a chunk beyond the window behind the refusal was not judged")
+            return
+        }
+        #expect(UploadState.rule(for: gap) == .chunks)
+        // Going on from `held` is stored, and ends the allowance.
+        #expect(
+            upload.receive(Self.chunk(offset: 10, bytes: bytes, size: 100, last: false))
+                == .stored(file: 0, received: 20))
+        #expect(upload.grace == 0)
+    }
+
+    @Test("repeated findings are capped per rule: the first three, then one line with the count")
+    func findingsCapped() {
+        let many = (1...1_647).map {
+            ConformanceViolation(rule: .window, detail: "a chunk of m2 arrived with 2 unacknowledged (\($0))")
+        }
+        let other = ConformanceViolation(rule: .base64, detail: "not base64")
+        let capped = ConformanceViolation.capped(many + [other])
+        #expect(capped.count == 5)
+        #expect(capped.map(\.rule) == [.window, .window, .window, .base64, .window])
+        #expect(capped.last?.detail == "and 1644 more like it")
+        let report = ConformanceReport(outcomes: [ScenarioOutcome(name: "media", verdict: .fail, violations: capped)])
+        #expect(report.text.split(separator: "\n").count == 12, "\(report.text)")
+    }
+
     @Test("a result is judged on the bytes held: size and SHA-256")
     func resultJudged() {
         var upload = UploadState(window: 8, accepts: [])

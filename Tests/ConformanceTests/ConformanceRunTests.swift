@@ -10,7 +10,17 @@ import Testing
 
 /// A client in memory that does what the alerts' texts say, or breaks one rule on purpose.
 final class ScriptedAlertClient {
-    enum Fault { case none, answerTwice, ignoreDismiss, neverResume }
+    enum Fault {
+        case none, answerTwice, answerChanged, answerAfterDismiss, ignoreDismiss, neverResume, noLastSeq
+        /// Types what the text says but never chooses.
+        case neverChoose
+        /// Goes away for good after its first answer (a crash).
+        case crashAfterAnswer
+        /// Pings after every dialog, whether the host offered `heartbeat` or not.
+        case pingAlways
+        /// Keeps every answer after its dismiss, and sends them all again after a resume.
+        case neverForget
+    }
 
     let transport: InMemoryTransport
     let fault: Fault
@@ -21,6 +31,11 @@ final class ScriptedAlertClient {
     var kept: [String: String] = [:]
     var waiting: Set<String> = []
     var finished = false
+    var crashed = false
+    var pings = 0
+    var pongs: [Int] = []
+    /// Answers whose dismiss came (for `answerAfterDismiss`, which sends them again anyway).
+    var forgotten: [String] = []
 
     init(transport: InMemoryTransport, fault: Fault) {
         self.transport = transport
@@ -31,18 +46,23 @@ final class ScriptedAlertClient {
 
     func hello() {
         var resume = ""
-        if let session, fault != .neverResume { resume = #","resume":{"session":"\#(session)","lastSeq":\#(lastSeq)}"# }
+        if let session, fault != .neverResume {
+            let seq = fault == .noLastSeq ? "" : #","lastSeq":\#(lastSeq)"#
+            resume = #","resume":{"session":"\#(session)"\#(seq)}"#
+        }
         connection.send(
             raw: #"{"type":"hello","protocol":1,"client":{"kind":"test"},"capabilities":["alert"]\#(resume)}"#)
     }
 
     /// Reads what came; false once the run is over (closed 1000) or the client gave up.
     func step() -> Bool {
+        if crashed { return true }
         let frames = connection.frames
         while read < frames.count {
             handle(frames[read])
             read += 1
         }
+        if crashed { return true }
         guard let code = connection.closeCode else { return true }
         if code == .normal { return false }
         connection = transport.connect()
@@ -64,13 +84,19 @@ final class ScriptedAlertClient {
             session = id
             return
         }
+        if type == "pong" {
+            #expect(message["seq"] == nil, "a pong carries no seq")
+            pongs.append(message["id"]?.intValue ?? -1)
+            return
+        }
         if let seq = message["seq"]?.intValue, type != "error" {
             guard seq > lastSeq else { return }
             lastSeq = seq
         }
         guard let id = message["id"]?.stringValue else { return }
         if type == "dismiss" {
-            kept[id] = nil
+            if let answer = kept[id] { forgotten.append(answer) }
+            if fault != .neverForget { kept[id] = nil }
             if fault != .ignoreDismiss { waiting.remove(id) }
             return
         }
@@ -94,6 +120,13 @@ final class ScriptedAlertClient {
             }
         }
         guard let action else { return }
+        if fault == .neverChoose {
+            let input = JSONValue.object([
+                ("type", "input"), ("id", .string(id)), ("textFields", .array(texts.map { .string($0) })),
+            ])
+            connection.send(raw: input.jsonText)
+            return
+        }
         let answer = JSONValue.object([
             ("type", "result"), ("id", .string(id)),
             (
@@ -103,7 +136,28 @@ final class ScriptedAlertClient {
         ]).jsonText
         kept[id] = answer
         connection.send(raw: answer)
-        if fault == .answerTwice { connection.send(raw: answer) }
+        switch fault {
+        case .answerTwice:
+            // The same answer again, back to back, before its dismiss can have come (§5 allows it).
+            connection.send(raw: answer)
+        case .answerChanged:
+            let other = JSONValue.object([
+                ("type", "result"), ("id", .string(id)),
+                ("value", .object([("action", 0), ("textFields", .array(texts.map { .string($0) }))])),
+            ])
+            connection.send(raw: other.jsonText)
+        case .pingAlways:
+            pings += 1
+            connection.send(raw: #"{"type":"ping","id":\#(pings)}"#)
+        case .crashAfterAnswer:
+            crashed = true
+            connection.disconnect()
+        case .answerAfterDismiss:
+            // After acting on a later modal, so the host knows the dismiss was processed.
+            for old in forgotten { connection.send(raw: old) }
+            forgotten.removeAll()
+        default: break
+        }
     }
 }
 
@@ -120,6 +174,12 @@ struct ConformanceRunTests {
     /// Runs the scenarios against a scripted client; the client is stepped on this thread
     /// until the run ends (every wait in it is bounded by the timeout).
     func run(_ names: [String], fault: ScriptedAlertClient.Fault, timeout: Double = 5) throws -> ConformanceReport {
+        try runWithClient(names, fault: fault, timeout: timeout).report
+    }
+
+    func runWithClient(_ names: [String], fault: ScriptedAlertClient.Fault, timeout: Double = 5) throws -> (
+        report: ConformanceReport, client: ScriptedAlertClient
+    ) {
         let transport = InMemoryTransport()
         var options = ConformanceOptions()
         options.timeout = timeout
@@ -144,7 +204,17 @@ struct ConformanceRunTests {
             }
         }
         if !running { done.wait() }
-        return try #require(result.withLock { $0 })
+        return (try #require(result.withLock { $0 }), client)
+    }
+
+    @Test(
+        "a ping gets its pong (no seq) where heartbeat was offered; a ping to the restarted host, which offered none, fails restart on §3"
+    )
+    func heartbeatOfferedThenNot() throws {
+        let (report, client) = try runWithClient(["alert", "restart"], fault: .pingAlways)
+        #expect(client.pongs.starts(with: [1]), "\(client.pongs)")
+        #expect(report.outcomes.map(\.verdict) == [.pass, .fail], "\(report.text)")
+        #expect(report.failures.first?.violations.first?.rule == .noPing, "\(report.text)")
     }
 
     @Test("a client that follows the texts passes every alert scenario")
@@ -156,11 +226,42 @@ struct ConformanceRunTests {
         #expect(report.exitStatus == 0)
     }
 
-    @Test("an answer sent twice on one connection fails the alert scenario on §12.4")
-    func answerTwiceFails() throws {
-        let report = try run(["alert"], fault: .answerTwice)
+    @Test("the same answer sent twice back to back is no second answer: every alert scenario passes (§5)")
+    func sameAnswerTwicePasses() throws {
+        let report = try run(Self.alertScenarios, fault: .answerTwice)
+        #expect(report.failures.isEmpty, "\(report.text)")
+        #expect(report.outcomes.map(\.verdict) == Array(repeating: .pass, count: Self.alertScenarios.count))
+    }
+
+    @Test("a second, different answer on one connection fails the alert scenario on §12.4")
+    func differentSecondAnswerFails() throws {
+        let report = try run(["alert"], fault: .answerChanged)
         #expect(report.failures.map(\.name) == ["alert"], "\(report.text)")
         #expect(report.failures.first?.violations.first?.rule == .exactlyOnce)
+    }
+
+    @Test("the same answer again after its dismiss was processed fails on §5")
+    func answerAfterProcessedDismissFails() throws {
+        let report = try run(["alert"], fault: .answerAfterDismiss)
+        #expect(report.failures.map(\.name) == ["alert"], "\(report.text)")
+        #expect(report.failures.first?.violations.first?.rule == .forget)
+    }
+
+    @Test("an answer sent again after a resume, though its dismiss was processed before the drop, fails on §5")
+    func answerKeptPastItsDismissFails() throws {
+        let report = try run(["alert", "dismiss", "drop-dialog"], fault: .neverForget)
+        #expect(report.failures.map(\.name) == ["alert"], "\(report.text)")
+        #expect(report.failures.first?.violations.first?.rule == .forget, "\(report.text)")
+        #expect(report.text.contains("on the connection before the resume"), "\(report.text)")
+    }
+
+    @Test("a resume without lastSeq (a SHOULD) is a warning, not a FAIL")
+    func missingLastSeqWarns() throws {
+        let report = try run(["drop-dialog", "drop-answer"], fault: .noLastSeq)
+        #expect(report.failures.isEmpty, "\(report.text)")
+        #expect(report.outcomes.map { $0.warnings.first?.rule } == [.lastSeq, .lastSeq], "\(report.text)")
+        #expect(report.text.contains("warning: after a drop mid-dialog, the resume carried no `lastSeq`"))
+        #expect(report.text.contains("conformance: 2 with warnings (a SHOULD not followed): drop-dialog, drop-answer"))
     }
 
     @Test("an answer for a dismissed dialog fails the dismiss scenario on §12.5")
@@ -175,6 +276,25 @@ struct ConformanceRunTests {
         let report = try run(["drop-answer"], fault: .neverResume, timeout: 2)
         #expect(report.failures.map(\.name) == ["drop-answer"], "\(report.text)")
         #expect(report.failures.first?.violations.first?.rule == .resume)
+    }
+
+    @Test("a timeout says what came for the modal: the input, the update it caused, no result")
+    func timeoutSaysWhatCame() throws {
+        let report = try run(["alert"], fault: .neverChoose, timeout: 1)
+        #expect(report.failures.map(\.name) == ["alert"], "\(report.text)")
+        #expect(
+            report.text.contains(
+                #"1 `input` came, the host sent 1 `update` (enabled now: "Cancel", "Sign In"); no result or failure"#),
+            "\(report.text)")
+    }
+
+    @Test("a client that goes away is said to have gone, in its scenario and the next, not as a late hello")
+    func crashedClientIsSaidToHaveGone() throws {
+        let report = try run(["alert", "dismiss", "drop-dialog"], fault: .crashAfterAnswer, timeout: 1)
+        #expect(report.failures.map(\.name) == ["dismiss", "drop-dialog"], "\(report.text)")
+        #expect(report.failures.allSatisfy { $0.violations.first?.rule == .stayed }, "\(report.text)")
+        #expect(report.text.contains("the client went away (its connection closed during"), "\(report.text)")
+        #expect(report.text.contains("and did not come back"), "\(report.text)")
     }
 
     @Test("a client that never connects fails every scenario, within the connect timeout")

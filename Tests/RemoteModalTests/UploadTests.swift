@@ -171,6 +171,10 @@ struct UploadTests {
         flood.pump(client, window: 17, acked: 0)  // 8 within the burst, 8 held back, 1 too many
         harness.settle()
         #expect(client.errors == [.rateLimited])
+        // The refusal names the chunk (its offset) and where to go on from (the 16 held).
+        #expect(
+            client.frames.contains { $0.contains(#""ref":"upload","id":"m1","file":0,"offset":524288,"held":524288}"#) }
+        )
         #expect(acks(client, "m1").count == 8)
         harness.advance(seconds: 20)
         // The 16 accepted chunks are acknowledged in order; the 17th was not stored.

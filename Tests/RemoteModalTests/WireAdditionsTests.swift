@@ -68,7 +68,9 @@ struct WireAdditionsTests {
         #expect(errors.map(\.id) == ["m1", "m1", "m1"])
         #expect(errors.map(\.file) == [0, 0, 0])
         #expect(errors.map(\.held) == [32_768, 32_768, 0])
-        #expect(client.frames.contains { $0.contains(#""id":"m1","file":0,"held":32768}"#) })
+        // Which chunk of those in flight was refused: its offset.
+        #expect(errors.map(\.offset) == [50_000, 32_768, 32_768])
+        #expect(client.frames.contains { $0.contains(#""id":"m1","file":0,"offset":50000,"held":32768}"#) })
     }
 
     @Test func aResumeEndsWithResumedAfterEverythingItReSends() {

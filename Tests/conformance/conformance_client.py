@@ -2,7 +2,9 @@
 modal's instructions (docs/clients.md, "The conformance host") and does what they say.
 `faults` make it break one rule on purpose, for the tests that the host catches it:
 
-- `answer-twice`: every result is sent twice on the same connection;
+- `answer-twice`: every result is sent twice, the same, back to back (protocol.md section 5
+  allows it: this client still conforms);
+- `answer-changed`: every result is followed by a second, different one;
 - `ignore-dismiss`: a dismissed dialog stays; when the next one comes, the stale one is
   cancelled, as a person closing it would;
 - `overrun-window`: uploads ignore `uploadWindow`;
@@ -180,6 +182,8 @@ class ConformanceClient:
         await self.client.answer(modal_id, value)
         if "answer-twice" in self.faults:
             await self.client.connection.send({"type": "result", "id": modal_id, "value": value})
+        if "answer-changed" in self.faults:
+            await self.client.connection.send({"type": "result", "id": modal_id, "value": {**value, "changed": True}})
 
 
 def main():

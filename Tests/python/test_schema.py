@@ -60,3 +60,34 @@ def test_unknown_fields_validate():
     message = load(os.path.join(ROOT, "Tests", "Fixtures", "protocol", "host.status.json"))
     message["future"] = {"anything": [1, 2]}
     assert problems(HOST, message) == []
+
+
+# What the conformance host's unknown-values scenario sends: values and a type of a later version.
+FUTURE = [
+    {"type": "forecast", "seq": 3, "text": "a message type of a future version", "priority": 3},
+    {"type": "status", "seq": 4, "level": "celebration", "text": "A status level of a future version"},
+    {"type": "error", "seq": 5, "code": "quota_exceeded", "message": "m", "ref": "event", "retryAfter": 30},
+    {"type": "dismiss", "seq": 6, "id": "m1", "reason": "withdrawn"},
+    {"type": "present", "seq": 7, "id": "m2", "modal": {
+        "kind": "alert", "title": "From the future", "message": "m",
+        "textFields": [{"kind": "colour", "placeholder": "a colour", "text": None}],
+        "actions": [{"title": "Continue", "style": "emphatic", "enabled": True, "preferred": True}]}},
+]
+
+
+def test_growable_values_of_a_later_version_validate_and_closed_ones_stay_closed():
+    for message in FUTURE:
+        assert problems(HOST, message) == [], message
+    # Not a rubber stamp: a known type is still judged by its own definition, and the values
+    # that are not growable (a client's answers) stay closed.
+    assert problems(HOST, {"type": "dismiss", "seq": 3}) != []
+    assert problems(HOST, {"type": "status", "seq": 4, "level": 3, "text": "x"}) != []
+    assert problems(VALUES["mail"], {"status": "later"}) != []
+    assert problems(CLIENT, {"type": "failure", "id": "m1", "code": "later"}) != []
+
+
+def test_an_upload_error_names_the_chunk():
+    message = {"type": "error", "seq": 9, "code": "rate_limited", "message": "m", "ref": "upload", "id": "m1",
+               "file": 0, "offset": 32768, "held": 32768}
+    assert problems(HOST, message) == []
+    assert problems(HOST, {**message, "offset": "32768"}) != []

@@ -351,7 +351,8 @@ extension HostCore {
         guard let presentation = session.pending[chunk.id] else { return nil }
         guard let uploads = presentation.uploads else {
             return ProtocolError(
-                .uploadInvalid, "a \(presentation.description.kind) modal takes no uploads", ref: "upload")
+                .uploadInvalid, "a \(presentation.description.kind) modal takes no uploads", ref: "upload"
+            ).concerning(file: chunk.file, offset: chunk.offset, held: 0)
         }
         guard connection.heldAcks.count < configuration.uploadWindow else {
             metrics.update { $0.uploadChunksRefused += 1 }
@@ -359,7 +360,7 @@ extension HostCore {
                 .rateLimited,
                 "more than \(configuration.uploadWindow) upload chunks unacknowledged; wait for uploadAck",
                 ref: "upload"
-            ).concerning(file: chunk.file, held: uploads.heldBytes(of: chunk.file))
+            ).concerning(file: chunk.file, offset: chunk.offset, held: uploads.heldBytes(of: chunk.file))
         }
         let accepted: (held: Int, bytes: Int)
         do {
@@ -369,7 +370,8 @@ extension HostCore {
         } catch {
             metrics.update { $0.uploadChunksRefused += 1 }
             // Where to go on from, as data (the message says it in words too).
-            return error.error.concerning(file: chunk.file, held: uploads.heldBytes(of: chunk.file))
+            return error.error.concerning(
+                file: chunk.file, offset: chunk.offset, held: uploads.heldBytes(of: chunk.file))
         }
         metrics.update {
             $0.uploadBytes += accepted.bytes
