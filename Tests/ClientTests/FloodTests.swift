@@ -1,6 +1,6 @@
 import RemoteModalClient
+import RemoteModalLocking
 import RemoteModalProtocol
-import Synchronization
 import Testing
 
 /// A host that floods (issue #33 item 9): automatic replies are rate-limited, an overwhelmed
@@ -115,7 +115,7 @@ struct FloodTests {
 
 /// A link that records what it is asked and lets a test deliver events.
 final class FloodLink: ClientLink {
-    private let state = Mutex<(handlers: [Int: @Sendable (LinkEvent) -> Void], closes: [Int: [UInt16]])>(([:], [:]))
+    private let state = Locked<(handlers: [Int: @Sendable (LinkEvent) -> Void], closes: [Int: [UInt16]])>(([:], [:]))
     private let openings = AsyncStream<Int>.makeStream()
 
     func open(attempt: Int, events: @escaping @Sendable (LinkEvent) -> Void) {
@@ -143,7 +143,7 @@ final class FloodLink: ClientLink {
 final class GatedStore: ClientStore {
     private let entries = AsyncStream<Void>.makeStream()
     private let gate = AsyncStream<Void>.makeStream()
-    private let saves = Mutex(0)
+    private let saves = Locked(0)
 
     func load() async -> String? { nil }
 
