@@ -186,7 +186,7 @@ let package = Package(
             dependencies: [
                 "RemoteModalClient", "RemoteModalClientWebSocket", "RemoteModalProtocol", "RemoteModalTestSupport",
                 "RemoteModalHost", "RemoteModalDemo", "RemoteModalReactive", "RemoteModalLogging",
-                "RemoteModalWebSocket",
+                "RemoteModalWebSocket", "RemoteModalLocking",
             ],
             swiftSettings: strict),
 

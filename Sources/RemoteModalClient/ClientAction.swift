@@ -115,4 +115,7 @@ public enum ClientUpdate: Sendable, Equatable {
     case skipped(why: String)
     /// A tap or an answer while no connection is up: the tap is dropped, the answer kept.
     case offline(what: String)
+    /// The host sent faster than this client handles: what it sent was dropped, the link
+    /// closed, and the session is resumed (the host sends again what stands).
+    case overwhelmed
 }

@@ -81,6 +81,10 @@ public struct ClientLimits: Sendable, Equatable {
     /// Bytes of host frames a driver queues before the machine handled them; past it the
     /// driver drops the link and resumes.
     public var queuedBytes: Int
+    /// Host frames a driver queues before the machine handled them, whatever their size; past
+    /// it the driver drops the link and resumes. Small frames cost their handling, not their
+    /// bytes: 32,768 is about a second's work, so a flood's backlog ends soon after it.
+    public var queuedFrames: Int
 
     /// Creates the limits.
     /// - Parameters:
@@ -90,9 +94,10 @@ public struct ClientLimits: Sendable, Equatable {
     ///   - uploadWindow: The most chunks in flight.
     ///   - chunkBytes: Bytes per chunk.
     ///   - queuedBytes: Bytes of frames a driver queues.
+    ///   - queuedFrames: Frames a driver queues.
     public init(
         messageBytes: Int = 2 * 1_048_576, shownModals: Int = 64, outbox: Int = 64, uploadWindow: Int = 32,
-        chunkBytes: Int = 32_768, queuedBytes: Int = 8 * 1_048_576
+        chunkBytes: Int = 32_768, queuedBytes: Int = 8 * 1_048_576, queuedFrames: Int = 32_768
     ) {
         self.messageBytes = messageBytes
         self.shownModals = shownModals
@@ -100,6 +105,7 @@ public struct ClientLimits: Sendable, Equatable {
         self.uploadWindow = uploadWindow
         self.chunkBytes = chunkBytes
         self.queuedBytes = queuedBytes
+        self.queuedFrames = queuedFrames
     }
 
     /// The defaults.

@@ -46,6 +46,11 @@ public enum ClientEvent: Sendable, Equatable {
     case textReceived(attempt: Int, String)
     /// A frame larger than the machine's bound arrived and was not kept (`bytes` long).
     case oversizedReceived(attempt: Int, bytes: Int)
+    /// The host sent on the attempt faster than the client handles: the driver's queue passed
+    /// `ClientLimits.queuedBytes` and what the attempt queued was dropped unhandled. The link is
+    /// closed and the session resumed from the last `seq` handled, so the host sends again
+    /// what stands.
+    case overwhelmed(attempt: Int)
     /// A timer the machine started ran out.
     case timerFired(ClientTimer)
     /// The app answered a modal.
@@ -84,6 +89,9 @@ public enum ClientTimer: Hashable, Sendable {
     case pong(attempt: Int)
     /// The input throttle of one alert.
     case input(id: String)
+    /// The budget of automatic replies (a `failure` for a present this client cannot show)
+    /// refills, and held replies go out within it.
+    case replies
     /// Runs out when the session's retention passed since the link was lost: a fresh
     /// session after it means "expired", before it "restarted".
     case retention

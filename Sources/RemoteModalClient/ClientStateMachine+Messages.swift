@@ -71,9 +71,8 @@ extension ClientStateMachine {
                     .skipped(
                         why:
                             "a modal of a kind this client does not know: \(PrintableText.clean(String(kind.prefix(64))))"
-                    )),
-                .send(attempt: number, text: unsupported.encode()),
-            ]
+                    ))
+            ] + autoReply(id, unsupported, attempt: number)
         case .unknown(let type, _):
             return actions + [
                 .emit(
@@ -90,7 +89,7 @@ extension ClientStateMachine {
     private mutating func undecodable(_ text: String, _ error: ProtocolError, attempt number: Int)
         -> [ClientAction]
     {
-        var actions: [ClientAction] = [.emit(.skipped(why: error.description))]
+        let actions: [ClientAction] = [.emit(.skipped(why: error.description))]
         guard case .welcomed = phase, let json = try? JSONParser().parse(text), json["type"]?.stringValue == "present",
             let id = json["id"]?.stringValue, id.utf8.count <= 256
         else { return actions }
@@ -98,12 +97,10 @@ extension ClientStateMachine {
             guard seq > lastSeq else { return [] }
             lastSeq = seq
         }
-        actions.append(
-            .send(
-                attempt: number,
-                text: ClientMessage.failure(id: id, code: .unsupported, message: "this client cannot show it").encode())
-        )
         return actions
+            + autoReply(
+                id, ClientMessage.failure(id: id, code: .unsupported, message: "this client cannot show it"),
+                attempt: number)
     }
 
     private mutating func welcome(_ id: String, resumed: Bool, retention: Int, attempt number: Int)
@@ -120,6 +117,7 @@ extension ClientStateMachine {
             for shownID in order { actions += end(shownID, .lost(loss), persist: false) }
             lastInput = [:]
             lastSeq = 0
+            heldReplies = []
             if session != nil { actions.append(.emit(.sessionReplaced(loss))) }
         }
         session = id
@@ -161,7 +159,7 @@ extension ClientStateMachine {
             awaitingReply = resent
             actions += expectReply(number)
         }
-        return actions
+        return actions + flushReplies()
     }
 
     /// An `error` before the welcome: answering the hello, it stops retrying (the same hello
@@ -195,6 +193,8 @@ extension ClientStateMachine {
         }
         guard shown.count < configuration.limits.shownModals else {
             let limit = configuration.limits.shownModals
+            // Answered at once, each: the host's own pending limit is the same, so only a host
+            // past its own bound meets this (the budget is for presents of unknown kinds).
             return [
                 .emit(.skipped(why: "a present past \(limit) modals shown")),
                 .send(
@@ -215,6 +215,8 @@ extension ClientStateMachine {
         order.removeAll { $0 == id }
         lastInput[id] = nil
         inputPending[id] = nil
+        // The host ended it: an automatic reply still held for it is not needed.
+        heldReplies.removeAll { $0.id == id }
         var actions: [ClientAction] = []
         if inputThrottled.remove(id) != nil { actions.append(.cancelTimer(.input(id: id))) }
         if uploads.removeValue(forKey: id) != nil { actions.append(.releaseFiles(id: id)) }

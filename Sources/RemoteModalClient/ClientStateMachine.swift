@@ -67,6 +67,21 @@ public struct ClientStateMachine: Sendable {
     var pingCount = 0
     /// Alerts marked `checking` while the current message was handled (not checked by it).
     var markedChecking: Set<String> = []
+    /// Automatic replies that may go out before the `replies` timer refills the budget.
+    var replyBudget = ClientStateMachine.replyBurst
+    /// Whether the `replies` timer runs.
+    var repliesRefilling = false
+    /// Automatic replies past the budget, oldest first, by modal id (a dismiss drops its own).
+    var heldReplies: [(id: String, message: ClientMessage)] = []
+
+    /// Automatic replies (a `failure` for a present this client cannot show) sent at once; as
+    /// many more each `replyInterval`, so a flood of such presents costs a few frames a second.
+    public static let replyBurst = 16
+    /// How often the automatic replies' budget refills, in seconds.
+    public static let replyInterval = 1.0
+    /// The most automatic replies held past the budget; more are skipped with a word (a host
+    /// that sends that many presents no client can show is not waiting for each answer).
+    public static let heldReplyLimit = 64
 
     /// Creates a machine; nothing happens before `storeLoaded`.
     /// - Parameters:
@@ -145,6 +160,12 @@ public struct ClientStateMachine: Sendable {
             return [
                 .emit(.skipped(why: "a message of \(bytes) bytes (more than \(configuration.limits.messageBytes))"))
             ]
+        case .overwhelmed(let number):
+            guard attempt == number else { return [] }
+            // What the driver dropped is recovered by the resume: the hello's `lastSeq` is the
+            // last message handled, so the host sends again what stands.
+            return [.closeLink(attempt: number, code: 1008, reason: "client overwhelmed"), .emit(.overwhelmed)]
+                + lost(number, .closed(code: 1006, reason: "client overwhelmed"))
         case .timerFired(let timer):
             return fired(timer)
         case .answered(let id, let reply):
@@ -180,7 +201,7 @@ public struct ClientStateMachine: Sendable {
                 return []
             }
         case .stop:
-            var actions: [ClientAction] = [.cancelTimer(.reconnect)]
+            var actions: [ClientAction] = [.cancelTimer(.reconnect), .cancelTimer(.replies)]
             if let number = attempt {
                 actions += [
                     .cancelTimer(.welcome(attempt: number)), .cancelTimer(.reply(attempt: number)),
@@ -320,7 +341,43 @@ public struct ClientStateMachine: Sendable {
         case .retention:
             if !isConnected { retentionPassed = true }
             return []
+        case .replies:
+            repliesRefilling = false
+            replyBudget = Self.replyBurst
+            return flushReplies()
         }
+    }
+
+    /// Sends an automatic reply within its budget, else holds it (bounded) for the next refill.
+    mutating func autoReply(_ id: String, _ message: ClientMessage, attempt number: Int) -> [ClientAction] {
+        heldReplies.removeAll { $0.id == id }
+        guard heldReplies.isEmpty, replyBudget > 0 else {
+            guard heldReplies.count < Self.heldReplyLimit else {
+                return [.emit(.skipped(why: "a reply past \(Self.heldReplyLimit) held (the host sends too fast)"))]
+            }
+            heldReplies.append((id, message))
+            return refillReplies()
+        }
+        replyBudget -= 1
+        return [.send(attempt: number, text: message.encode())] + refillReplies()
+    }
+
+    /// Held automatic replies, oldest first, within the budget (on a welcomed link only).
+    mutating func flushReplies() -> [ClientAction] {
+        guard case .welcomed(let number) = phase else { return [] }
+        var actions: [ClientAction] = []
+        while replyBudget > 0, !heldReplies.isEmpty {
+            replyBudget -= 1
+            actions.append(.send(attempt: number, text: heldReplies.removeFirst().message.encode()))
+        }
+        return actions + refillReplies()
+    }
+
+    /// Starts the budget's refill once some of it is spent.
+    private mutating func refillReplies() -> [ClientAction] {
+        guard !repliesRefilling, replyBudget < Self.replyBurst || !heldReplies.isEmpty else { return [] }
+        repliesRefilling = true
+        return [.startTimer(.replies, seconds: Self.replyInterval)]
     }
 
     /// Arms the reply watchdog after an answer or a chunk (once; any reply disarms it).

@@ -15,8 +15,10 @@ import RemoteModalProtocol
 /// Every input (link events, timers, the app's calls, file reads) goes through one ordered
 /// inbox handled by one task, so the machine sees them one at a time. Bounds: `events`
 /// buffers at most `eventBuffer` updates for a slow reader (older ones are kept, newer ones
-/// dropped); host frames waiting in the inbox at most `ClientLimits.queuedBytes` (past it
-/// the link is dropped and the session resumed); one chunk read at a time.
+/// dropped); host frames waiting in the inbox at most `ClientLimits.queuedBytes` and
+/// `queuedFrames` (past either
+/// the link is dropped, what it queued is dropped unhandled, and the session resumed from
+/// the last `seq` handled); one chunk read at a time.
 public final class RemoteModalClient: Sendable {
     enum Input: Sendable {
         case event(ClientEvent)
@@ -214,12 +216,19 @@ public final class RemoteModalClient: Sendable {
             case .event(let event):
                 pending = [event]
             case .text(let attempt, let text):
-                queued.withLock { $0.bytes -= text.utf8.count }
+                let dropped = queued.withLock { state in
+                    state.bytes -= text.utf8.count
+                    state.frames -= 1
+                    return state.overflowed.contains(attempt)
+                }
+                // The attempt overflowed: what it queued is dropped unhandled (the resume
+                // recovers it), so a flood's backlog costs nothing once the flood ends.
+                if dropped { continue }
                 pending = [.textReceived(attempt: attempt, text)]
             case .overflow(let attempt):
-                // The host sends faster than this client handles: drop the link and resume.
-                link.close(attempt: attempt, code: 1008, reason: "client overwhelmed")
-                pending = [.linkClosed(attempt: attempt, code: 1006, reason: "client overwhelmed")]
+                // The host sends faster than this client handles: the machine drops the link,
+                // says so and resumes.
+                pending = [.overwhelmed(attempt: attempt)]
             case .timer(let timer, let mine):
                 guard timers[timer]?.token == mine else { continue }
                 timers[timer] = nil
@@ -259,11 +268,12 @@ public final class RemoteModalClient: Sendable {
                 }
                 let verdict: Bool? = queued.withLock { state in
                     if state.overflowed.contains(attempt) { return nil }
-                    guard state.bytes + bytes <= limit.queuedBytes else {
+                    guard state.bytes + bytes <= limit.queuedBytes, state.frames < limit.queuedFrames else {
                         state.overflowed.insert(attempt)
                         return false
                     }
                     state.bytes += bytes
+                    state.frames += 1
                     return true
                 }
                 switch verdict {
@@ -280,11 +290,18 @@ public final class RemoteModalClient: Sendable {
     }
 }
 
-/// The bytes of host frames in the inbox, shared with the link's callbacks.
+/// The host frames in the inbox, shared with the link's callbacks.
 final class QueueMeter: Sendable {
-    let state = Locked<(bytes: Int, overflowed: Set<Int>)>((0, []))
+    struct Counts {
+        var bytes = 0
+        var frames = 0
+        /// Attempts that overflowed: what they queued is dropped unhandled.
+        var overflowed: Set<Int> = []
+    }
 
-    func withLock<T>(_ body: (inout (bytes: Int, overflowed: Set<Int>)) -> T) -> T { state.withLock { body(&$0) } }
+    let state = Locked(Counts())
+
+    func withLock<T>(_ body: (inout Counts) -> T) -> T { state.withLock { body(&$0) } }
 }
 
 extension Array {

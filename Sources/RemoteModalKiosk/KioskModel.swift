@@ -295,10 +295,14 @@ public struct KioskModel: Sendable {
             let names = modals.first { $0.upload != nil }?.upload?.names ?? []
             notify(.error, "host: \(Self.namingFiles(Self.clean(error.message), names: names))")
         case .skipped: break
+        case .overwhelmed: say(.error, Self.overwhelmed)
         case .offline(let what):
             if what.hasPrefix("tap") { say(.error, Self.notConnected) }
         }
     }
+
+    /// What a flood the kiosk dropped is said with (it reconnects and the host says again what stands).
+    static let overwhelmed = "The host sent messages too fast: the kiosk dropped them and is catching up."
 
     /// What a tap while offline is answered with; untrue once the host is back.
     static let notConnected = "Not connected to the host: nothing was sent. Try again when it is back."

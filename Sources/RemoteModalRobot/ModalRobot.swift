@@ -300,7 +300,7 @@ public actor ModalRobot {
             rejected[id] = error
         case .uploadStopped(let id, let message):
             stopped[id] = message
-        case .answerDropped, .sessionReplaced, .uploadProgress, .hostError, .skipped, .offline:
+        case .answerDropped, .sessionReplaced, .uploadProgress, .hostError, .skipped, .offline, .overwhelmed:
             break
         }
     }
