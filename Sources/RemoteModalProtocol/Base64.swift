@@ -43,8 +43,15 @@ public enum Base64 {
     /// - Parameter utf8: The text's bytes.
     /// - Returns: The bytes, or `nil` when they are not strict standard base64.
     public static func decode(utf8: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
+        let capacity = maxDecodedCount(encodedCount: utf8.count)
+        guard capacity > 0 else {
+            // `Array(unsafeUninitializedCapacity: 0)` writes its count into the one shared empty
+            // array's storage: two threads decoding short texts at once race there (ThreadSanitizer
+            // reported it). Such a text decodes to nothing or is not base64.
+            return decode(utf8: utf8, into: UnsafeMutableRawBufferPointer(start: nil, count: 0)).map { _ in [] }
+        }
         var count = 0
-        let bytes = [UInt8](unsafeUninitializedCapacity: maxDecodedCount(encodedCount: utf8.count)) {
+        let bytes = [UInt8](unsafeUninitializedCapacity: capacity) {
             out, initialized in
             count = decode(utf8: utf8, into: UnsafeMutableRawBufferPointer(out)) ?? -1
             initialized = max(0, count)
