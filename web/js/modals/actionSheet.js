@@ -1,14 +1,9 @@
 // `actionSheet`: a list of choices, anchored to its control on wide screens, a bottom sheet
-// on phones, centred on a portrait kiosk screen. Escape or a tap outside picks the cancel action, if it has one.
+// on phones, 16 screen pixels off the edges. Escape or a tap outside picks the cancel action, if it has one.
 import { registerModal } from "./registry.js";
 
 /** `dialog.modal`'s width in app.css (CSS pixels). */
 const SHEET_WIDTH = 460;
-
-/** app.css's portrait kiosk screen (1080x1920 and up): a sheet is centred there, as alerts
- *  are. Anchored under its control, the zoomed sheet reached the screen's right edge and
- *  covered the controls' next row. */
-const KIOSK_SCREEN = "(orientation: portrait) and (min-width: 1000px) and (min-height: 1600px)";
 
 registerModal("actionSheet", (modal, ui) => {
   ui.dialog.classList.add("sheet");
@@ -22,15 +17,18 @@ registerModal("actionSheet", (modal, ui) => {
       : ui.resolve({ action: cancelIndex }, buttons[cancelIndex])));
   }
   const rect = modal.source ? ui.anchor(modal.source) : null;
-  if (rect && window.matchMedia("(min-width: 700px)").matches && !window.matchMedia(KIOSK_SCREEN).matches) {
+  if (rect && window.matchMedia("(min-width: 700px)").matches) {
     ui.dialog.classList.add("anchored");
     // The control's rectangle is on screen; the dialog's position is in the page's own
     // (zoomed, on a kiosk screen) pixels.
     const zoom = document.documentElement.currentCSSZoom ?? 1;
     const page = window.innerWidth / zoom;
     const width = Math.min(SHEET_WIDTH, page - 32);   // as app.css sizes `dialog.modal`
-    ui.dialog.style.top = `${Math.round(rect.bottom / zoom + 8)}px`;
-    ui.dialog.style.left = `${Math.round(Math.max(8, Math.min(rect.left / zoom, page - width - 8)))}px`;
+    const margin = 16 / zoom + 2;                      // 16 screen pixels from the edges (and its border)
+    const top = Math.round(rect.bottom / zoom + 8);
+    const left = Math.round(Math.max(margin, Math.min(rect.left / zoom, page - width - margin)));
+    ui.dialog.style.top = `${top}px`;
+    ui.dialog.style.left = `${left}px`;
   }
   return { update };
 });
