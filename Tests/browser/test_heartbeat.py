@@ -62,7 +62,9 @@ def test_a_page_with_a_dialog_open_notices_a_stalled_network_within_10_s(host, p
 def test_valid_fields_typed_into_a_stalled_network_are_checking_never_wrong(host, proxy, page):
     """The cold trial's case: valid e-mail and password typed while the host hears nothing.
     The rule line and Enter say the host is checking, never the rule as if the fields broke
-    it; the host is then said not to answer; back, the answer goes. At desktop and phone size."""
+    it; the host is then said not to answer; back, the kept Enter goes, once, with no second
+    press (issue #32: it was silently dropped and the person had to press Sign In again). At
+    desktop and phone size."""
     from selenium.webdriver.common.by import By
     from selenium.webdriver.common.keys import Keys
     page.open(proxy.base)
@@ -83,10 +85,11 @@ def test_valid_fields_typed_into_a_stalled_network_are_checking_never_wrong(host
     took = noticed_within(page, 10)
     assert took <= 10, took
     assert "not available" not in dialog.text, "never a refusal for the host's silence"
+    modal_id = page.modal_id(dialog)
     proxy.unstall()
     page.wait(20).until(lambda d: page.connection_state() == "open")
-    sign_in = page.button(page.dialog(), "Sign In")
-    page.wait().until(lambda d: sign_in.is_enabled())
-    sign_in.click()
-    page.wait_toast("Signed in as bob@example.com")
+    page.wait_toast("Signed in as bob@example.com", seconds=20)
+    page.no_dialog()
+    results = [m for m in page.answers(modal_id) if m["type"] == "result"]
+    assert [r["value"] for r in results] == [{"action": 1, "textFields": ["bob@example.com", "secret"]}], results
     page.assert_no_bad_message()

@@ -4,7 +4,7 @@
 // Run: node --test Tests/js/
 import { test, mock } from "node:test";
 import assert from "node:assert/strict";
-import { welcomed } from "./support.mjs";
+import { FakeSocket, welcomed } from "./support.mjs";
 
 const standard = { idleSeconds: 20, activeSeconds: 4, timeoutSeconds: 5 };
 const alert = (id, seq) => ({ type: "present", seq, id, modal: { kind: "alert", title: "Approve?", textFields: [],
@@ -128,5 +128,36 @@ test("typed values met by silence stay 'checking' until the heartbeat gives the 
   assert.equal(events.filter(([type]) => type === "checked").length, 0);
   advance(0.3);
   assert.equal(client.state, "reconnecting", "the ping after the values went unanswered: the host is not answering");
+  client.close();
+});
+
+test("values typed into a dead connection are not checked by the resume's burst: only by what the host sent after them", (t) => {
+  t.after(() => mock.timers.reset());
+  const { client, socket, events, advance } = virtual();
+  const signIn = (enabled) => ({ type: "present", seq: 1, id: "m1", modal: { kind: "alert", title: "Sign in",
+    textFields: [{ placeholder: "E-mail", text: "", kind: "email" }, { placeholder: "Password", text: "", kind: "password" }],
+    actions: [{ title: "Sign In", style: "default", enabled, explanation: "Enter an e-mail address and a password" }] } });
+  socket.receive(signIn(false));
+  client.input("m1", ["ann@example.com", "secret"]);
+  advance(5.5);                                  // the ping after the values went unanswered
+  assert.equal(client.state, "reconnecting");
+  assert.equal(client.inputChecked("m1"), false);
+  advance(1);                                    // the backoff (at most 0.5 s)
+  const again = FakeSocket.last;
+  assert.notEqual(again, socket);
+  again.onopen();
+  const checks = () => events.filter(([type, detail]) => type === "checked" && detail.id === "m1").length;
+  // What the host sends for the hello came before it read the re-sent values: no check.
+  again.receive({ type: "welcome", protocol: 1, session: "s1", resumed: true, retentionSeconds: 60, heartbeat: standard });
+  assert.deepEqual(again.messages("input").map((m) => m.textFields), [["ann@example.com", "secret"]]);
+  again.receive({ type: "controls", seq: 2, items: [] });
+  again.receive({ ...signIn(false), seq: 3 });
+  again.receive({ type: "resumed", seq: 4 });
+  assert.equal(client.inputChecked("m1"), false, "the resume's burst is no check of the re-sent values");
+  assert.equal(checks(), 0);
+  // The host's reply to them.
+  again.receive({ type: "update", seq: 5, id: "m1", actions: [{ enabled: true }] });
+  assert.equal(client.inputChecked("m1"), true);
+  assert.equal(checks(), 1);
   client.close();
 });

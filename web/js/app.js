@@ -258,6 +258,9 @@ client.addEventListener("status", ({ detail }) => toast(detail.level, detail.tex
 function placeToasts() {
   const top = [...document.querySelectorAll("dialog[open]:not(.closing)")].at(-1) ?? document.body;
   if (toasts.parentElement !== top) top.append(toasts);
+  // Notices at the top of the screen (over a phone's sheet) sit below the header's status.
+  const headerBottom = Math.max(0, Math.ceil($("header").getBoundingClientRect().bottom));
+  document.documentElement.style.setProperty("--header-bottom", `${headerBottom}px`);
 }
 new MutationObserver(placeToasts).observe(document.body,
   { subtree: true, childList: true, attributes: true, attributeFilter: ["open", "class"] });

@@ -77,6 +77,7 @@ export class ClientMachine {
     this.retentionSeconds = 60;
     this.disconnectedAt = null;
     this.resync = null;              // after a resume: {seen: Set, controls}
+    this.helloBurst = false;         // a resume's re-sent state is coming (welcome to resumed)
   }
 
   /** Applies one event; returns the actions to run, in order. */
@@ -148,6 +149,7 @@ export class ClientMachine {
 
   /** The connection ended (closed, or given up): reconnect with backoff, or stop. */
   lost(event) {
+    this.helloBurst = false;
     this.cancel("welcome");
     this.stopHeartbeat();
     this.silent = Boolean(event.silent);
@@ -200,7 +202,7 @@ export class ClientMachine {
     if (name === "reply") return current && this.link ? this.replyTimedOut() : undefined;
     if (name === "beat") return current && this.isOpen ? this.ping() : undefined;
     if (name === "pong") return current && this.link ? this.abandon("the host is not answering") : undefined;
-    if (name === "resync") return this.endResync();
+    if (name === "resync") return this.endResync(null, true);
     if (name === "probe") return this.probed();
     if (name.startsWith("input:")) return this.inputDue(name.slice(6));
     if (name.startsWith("throttle:")) return this.uploads.get(name.slice(9))?.throttleOver();

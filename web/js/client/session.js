@@ -6,12 +6,19 @@ import { SESSION_KEY } from "./keys.js";
 export const sessionMethods = {
   receive(text) {
     // Messages are handled in order: whatever follows typed values (an `update`, a `pong`)
-    // comes after the host took them. Their check is known once the message is applied.
-    const checked = this.inputUnchecked.size > 0 ? [...this.inputUnchecked] : null;
-    this.inputUnchecked.clear();
+    // comes after the host took them. Their check is known once the message is applied;
+    // not by what a resume sends for its hello (`welcome` to `resumed`), which the host sent
+    // before it read the values re-sent after the welcome.
+    const hello = this.helloBurst || this.state !== "open";
     this.apply(text);
     this.beat();
-    for (const id of checked ?? []) this.emit("checked", { id });
+    if (hello || this.helloBurst) {
+      if (this.inputUnchecked.size > 0) this.probe();     // the pong after them checks them
+      return;
+    }
+    const checked = [...this.inputUnchecked];
+    this.inputUnchecked.clear();
+    for (const id of checked) this.emit("checked", { id });
   },
 
   apply(text) {
@@ -40,7 +47,9 @@ export const sessionMethods = {
       case "error": return this.hostError(message);
       // The end of a resume's re-sent messages (newer hosts; the resync already ended above,
       // as on any message past the re-sent `controls` and `present`s).
-      case "resumed": return undefined;
+      case "resumed":
+        this.helloBurst = false;
+        return undefined;
       default: return undefined;
     }
   },
@@ -75,8 +84,15 @@ export const sessionMethods = {
       // among them ended while we were away (its dismiss went nowhere).
       this.resync = { seen: new Set(), controls: false };
       this.timer("resync", this.resyncMs);
+      this.helloBurst = true;                        // until `resumed` (or the resync's wait)
       for (const [id, textFields] of this.lastInput) {
-        if (this.shown.has(id) && !this.unconfirmed.has(id)) this.send({ type: "input", id, textFields });
+        if (!this.shown.has(id) || this.unconfirmed.has(id)) continue;
+        // The host forgot the typed password: its rules are not known until it has read these.
+        if (this.send({ type: "input", id, textFields })) {
+          this.inputSentAt.set(id, this.now());
+          this.inputUnchecked.add(id);
+          this.emit("checking", { id });
+        }
       }
     }
     const resent = [];
@@ -103,7 +119,9 @@ export const sessionMethods = {
     }
   },
 
-  endResync(dismissed = null) {
+  endResync(dismissed = null, waited = false) {
+    // A host from before `resumed`: its burst is taken to be over after the resync's wait.
+    if (waited) this.helloBurst = false;
     if (!this.resync) return;
     const { seen, controls } = this.resync;
     this.resync = null;

@@ -1,5 +1,5 @@
 // `actionSheet`: a list of choices, anchored to its control on wide screens, a bottom sheet
-// on phones. Escape or a tap outside picks the cancel action, if it has one.
+// on phones, 16 screen pixels off the edges. Escape or a tap outside picks the cancel action, if it has one.
 import { registerModal } from "./registry.js";
 
 /** `dialog.modal`'s width in app.css (CSS pixels). */
@@ -24,8 +24,11 @@ registerModal("actionSheet", (modal, ui) => {
     const zoom = document.documentElement.currentCSSZoom ?? 1;
     const page = window.innerWidth / zoom;
     const width = Math.min(SHEET_WIDTH, page - 32);   // as app.css sizes `dialog.modal`
-    ui.dialog.style.top = `${Math.round(rect.bottom / zoom + 8)}px`;
-    ui.dialog.style.left = `${Math.round(Math.max(8, Math.min(rect.left / zoom, page - width - 8)))}px`;
+    const margin = 16 / zoom + 2;                      // 16 screen pixels from the edges (and its border)
+    const top = Math.round(rect.bottom / zoom + 8);
+    const left = Math.round(Math.max(margin, Math.min(rect.left / zoom, page - width - margin)));
+    ui.dialog.style.top = `${top}px`;
+    ui.dialog.style.left = `${left}px`;
   }
   return { update };
 });
