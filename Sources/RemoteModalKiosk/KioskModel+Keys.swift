@@ -67,8 +67,9 @@ extension KioskModel {
                 if let preferred = open.choices.firstIndex(where: { $0.preferred }) {
                     refuse(preferred, in: open, now: now)
                 } else if case .webAuthentication = open.modal {
-                    banner =
-                        "Sign in with the address above on a phone or a computer; this closes by itself. 1 or Esc cancels."
+                    // Said in the dialog's own hint row: the QR code keeps its room, and the
+                    // words go with the dialog.
+                    open.enterExplained = true
                 }
                 return []
             }

@@ -115,6 +115,8 @@ public struct KioskModel: Sendable {
         /// Whether the client core says the host has not been heard since the typed values
         /// went (`ModalForm.checking`, with a host that offers the heartbeat).
         public var hostChecking = false
+        /// A sign-in on another device where Enter was pressed: its hint says where to sign in.
+        public var enterExplained = false
 
         /// The modal's id.
         public var id: String { form.id }

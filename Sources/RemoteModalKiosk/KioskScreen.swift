@@ -377,6 +377,7 @@ public enum KioskScreen {
         if open.uploading { return "Esc cancels the upload." }
         if open.answered { return "Esc stops waiting and cancels." }
         if open.refusedURL != nil { return "1 or Esc cancels." }
+        if open.enterExplained { return "Sign in with the address above on a phone or a computer. Esc cancels." }
         var parts: [String] = []
         if open.focus < open.fields.count {
             parts.append(open.fields[open.focus].multiline ? "Enter: new line, Tab: next" : "Enter or Tab: next")

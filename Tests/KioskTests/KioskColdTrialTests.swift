@@ -168,3 +168,21 @@ private final class Wall: Sendable {
 private func words(_ screen: String) -> String {
     screen.split(whereSeparator: { $0 == " " || $0 == "\n" }).joined(separator: " ")
 }
+
+@Suite("Kiosk cold trial (issue #32): the sign-in on another device")
+struct KioskColdTrialSignInTests {
+    @Test func enterKeepsTheQRCodeAt80x24AndTheHintGoesWithItsDialog() {
+        var kiosk = welcomed(
+            .webAuthentication(
+                url: "https://id.example.com/authorize?client_id=k", callbackURL: "https://kiosk.example/cb",
+                callbackURLScheme: nil))
+        let before = KioskScreen.render(kiosk, width: 80, height: 24, appearance: .plain)
+        #expect(kiosk.press(.enter).isEmpty)
+        let after = KioskScreen.render(kiosk, width: 80, height: 24, appearance: .plain)
+        let qr = { (rows: [String]) in rows.filter { $0.contains("\u{2588}") || $0.contains("\u{2580}") }.count }
+        #expect(qr(before) > 0 && qr(after) == qr(before), "\(after.joined(separator: "\n"))")
+        #expect(!after.joined().contains("40x"), "no size for another terminal")
+        kiosk.receive(.dismiss(seq: kiosk.nextSeq(), id: "m1", reason: .resolved))
+        #expect(!kiosk.screen().contains("Sign in with the address above"), "the hint went with its dialog")
+    }
+}

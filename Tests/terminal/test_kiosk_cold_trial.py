@@ -95,3 +95,25 @@ def test_a_silent_host_keeps_sign_in_waiting_never_the_rule_and_the_top_line_fol
     finally:
         kiosk.close()
         host.stop()
+
+
+def test_enter_on_the_sign_in_screen_keeps_the_qr_code_at_80x24_and_the_hint_goes_with_it(scripted):
+    host, kiosk = scripted
+    subprocess.run(["tmux", "resize-window", "-t", kiosk.name, "-x", "80", "-y", "24"], check=True)
+    host.present("w1", {"kind": "webAuthentication", "url": "https://id.example.com/authorize?client_id=k",
+                        "callbackURL": "https://kiosk.example/cb"})
+    kiosk.wait_for("== Sign in with your provider ==")
+
+    def code_rows():
+        return sum(1 for line in kiosk.screen().splitlines() if "\u2588" in line or "\u2580" in line)
+
+    before = code_rows()
+    assert before > 0, kiosk.screen()
+    kiosk.keys("Enter")
+    kiosk.wait_for("Sign in with the address above on a phone or a computer")
+    capture(kiosk, "cold-sign-in-enter-80x24")
+    assert code_rows() == before, kiosk.screen()
+    assert "shows in a 40x" not in kiosk.screen(), kiosk.screen()
+    host.send({"type": "dismiss", "id": "w1", "reason": "resolved"})
+    kiosk.wait_for("Controls (press a number):")
+    assert "Sign in with the address above" not in kiosk.screen(), kiosk.screen()
