@@ -59,6 +59,7 @@ extension ClientStateMachine {
             return actions + hostError(error)
         case .resumed:
             // The end of a resume's re-sent state (the resync above has ended at it).
+            resentStateDue = false
             return actions
         case .presentUnknown(_, let id, let kind):
             // A kind from a newer host: answered, so the host's flow ends instead of waiting.
@@ -128,6 +129,7 @@ extension ClientStateMachine {
         phase = .welcomed(number)
         actions.append(snapshot())
         actions.append(.emit(.connection(.connected(resumed: !fresh))))
+        resentStateDue = !fresh
         if !fresh {
             resync = Resync(attempt: number)
             actions.append(.startTimer(.resync(attempt: number), seconds: configuration.policy.resyncTimeout))
@@ -177,10 +179,12 @@ extension ClientStateMachine {
         -> [ClientAction]
     {
         resync?.seen.insert(id)
-        let form = ModalForm(id: id, modal: modal, uploads: offer)
-        if shown[id] != nil {
+        var form = ModalForm(id: id, modal: modal, uploads: offer)
+        if let before = shown[id] {
             // Re-sent after a resume: no second dialog; the host's action states, and an
-            // upload continues at what the host holds.
+            // upload continues at what the host holds. Values re-sent at the welcome are
+            // still being checked (this state was sent before the host read them).
+            form.checking = before.checking
             shown[id] = form
             var actions: [ClientAction] = [.emit(.represent(form))]
             if var plan = uploads[id], plan.stopped == nil, outbox.allSatisfy({ $0.id != id }) {

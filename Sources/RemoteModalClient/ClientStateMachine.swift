@@ -67,6 +67,10 @@ public struct ClientStateMachine: Sendable {
     var pingCount = 0
     /// Alerts marked `checking` while the current message was handled (not checked by it).
     var markedChecking: Set<String> = []
+    /// A resume's re-sent state is still coming (until its `resumed` marker, or the resync
+    /// timer for a host without one): it was sent before the host read the values re-sent
+    /// at the welcome, so it does not end their `checking`.
+    var resentStateDue = false
     /// Automatic replies that may go out before the `replies` timer refills the budget.
     var replyBudget = ClientStateMachine.replyBurst
     /// Whether the `replies` timer runs.
@@ -150,9 +154,10 @@ public struct ClientStateMachine: Sendable {
             return failed(number, failure)
         case .textReceived(let number, let text):
             guard attempt == number, phase != .connecting(number) else { return [] }
-            // Messages come in order: whatever follows typed values comes after the host took them.
+            // Messages come in order: whatever follows typed values comes after the host took them,
+            // but for a resume's re-sent state (and its end), sent before the values re-sent then.
             let checking = order.filter { shown[$0]?.checking == true }
-            markedChecking = []
+            if !resentStateDue { markedChecking = [] }
             let actions = received(text, attempt: number) + beat(number)
             return actions + inputHeard(checking) + probe(number)
         case .oversizedReceived(let number, let bytes):
@@ -324,6 +329,7 @@ public struct ClientStateMachine: Sendable {
             return lost(number, .silent(seconds: waited), close: true)
         case .resync(let number):
             guard resync?.attempt == number else { return [] }
+            resentStateDue = false
             return endResync(except: nil)
         case .input(let id):
             guard let values = inputPending.removeValue(forKey: id) else {

@@ -91,12 +91,13 @@ public final class KioskApp: Sendable {
             // bounded buffer, and frames are drawn at most every 20 ms.
             for await update in client.events {
                 let now = seconds()
-                let due = state.withLock { state in
+                let (due, expiry) = state.withLock { state in
                     state.model.apply(update, now: now)
-                    return state.model.takeDueChoice(now: now)
+                    return (state.model.takeDueChoice(now: now), state.model.bannerExpiry)
                 }
                 for intent in due { perform(intent) }
                 scheduleRender()
+                expire(at: expiry)
             }
         }
         Thread.detachNewThread { [self] in
@@ -117,13 +118,16 @@ public final class KioskApp: Sendable {
     private func press(_ key: Key) {
         let size = terminal.size
         let now = seconds()
-        let intents: [KioskIntent] = state.withLock { state in
-            // No input while the form cannot be shown ("terminal too small").
-            guard KioskScreen.fits(state.model, width: size.columns, height: size.rows) else { return [] }
-            return state.model.press(key, now: now)
+        let (intents, expiry): ([KioskIntent], Double?) = state.withLock { state in
+            // No input while the form cannot be shown ("terminal too small") but Escape.
+            guard KioskScreen.fits(state.model, width: size.columns, height: size.rows) else {
+                return (state.model.pressHidden(key, now: now), state.model.bannerExpiry)
+            }
+            return (state.model.press(key, now: now), state.model.bannerExpiry)
         }
         for intent in intents { perform(intent) }
         scheduleRender()
+        expire(at: expiry)
         // Once the check window ends: "(checking…)" becomes what the host last said, and a
         // choice kept for the check is refused in words if the host never enabled it.
         renderQueue.asyncAfter(deadline: .now() + KioskModel.checkWindow + 0.05) { [self] in
@@ -177,6 +181,15 @@ public final class KioskApp: Sendable {
             terminal.draw(
                 KioskScreen.render(model, width: size.columns, height: size.rows, appearance: appearance),
                 width: size.columns, height: size.rows)
+        }
+    }
+
+    /// Moves the model's clock on once words said on top are due to go to the notices.
+    private func expire(at expiry: Double?) {
+        guard let expiry else { return }
+        renderQueue.asyncAfter(deadline: .now() + max(0, expiry - seconds()) + 0.05) { [self] in
+            state.withLock { $0.model.tick(now: seconds()) }
+            scheduleRender()
         }
     }
 

@@ -67,8 +67,9 @@ extension KioskModel {
                 if let preferred = open.choices.firstIndex(where: { $0.preferred }) {
                     refuse(preferred, in: open, now: now)
                 } else if case .webAuthentication = open.modal {
-                    banner =
-                        "Sign in with the address above on a phone or a computer; this closes by itself. 1 or Esc cancels."
+                    // Said in the dialog's own hint row: the QR code keeps its room, and the
+                    // words go with the dialog.
+                    open.enterExplained = true
                 }
                 return []
             }
@@ -107,6 +108,23 @@ extension KioskModel {
         return []
     }
 
+    /// Notes that the person acted (tapped, answered, picked) on the screen on show now.
+    private mutating func acted(now: Double) {
+        lastOwnAction = now
+        ownActionScreen = modals.first?.id ?? ""
+    }
+
+    /// The keys a dialog still takes while the terminal is too small to show it: Escape
+    /// (and so its cancel) alone; no other key goes to a form the person cannot see.
+    /// - Parameters:
+    ///   - key: The key.
+    ///   - now: Seconds on the client's clock.
+    /// - Returns: What to ask of the client core.
+    public mutating func pressHidden(_ key: Key, now: Double = 0) -> [KioskIntent] {
+        guard key == .escape || key == .interrupt, !modals.isEmpty else { return [] }
+        return press(key, now: now)
+    }
+
     /// Whether a key would act on a screen (choose, tap, leave, move on) rather than type.
     func acts(_ key: Key) -> Bool {
         switch key {
@@ -123,17 +141,26 @@ extension KioskModel {
     /// chosen as soon as the host enables it (`takeDueChoice`), as the page does.
     mutating func refuse(_ index: Int, in open: OpenModal, now: Double) {
         let choice = open.choices[index]
-        if (open.hostChecking && connection == .connected) || now - open.typedAt < Self.checkWindow {
-            banner = "Checking with the host whether \u{201C}\(choice.title)\u{201D} can be chosen..."
+        if open.hostChecking || now - open.typedAt < Self.checkWindow {
+            // The host has not judged what was typed (a silent one neither): kept, never the rule.
+            banner = Self.checkingWords(choice.title, connected: connection == .connected)
             pendingChoice = PendingChoice(id: open.id, index: index, until: open.typedAt + Self.checkWindow)
         } else if connection != .connected {
-            banner = "\u{201C}\(choice.title)\u{201D} waits for the host, which is not connected."
+            banner = "\u{201C}\(choice.title)\u{201D}\(Self.waitsWhileOffline)"
         } else if let explanation = choice.explanation {
             banner = "\u{201C}\(choice.title)\u{201D} is not available yet: \(Self.clean(explanation))"
         } else {
             let reason = open.fields.isEmpty ? "right now" : "with what is filled in"
             banner = "\u{201C}\(choice.title)\u{201D} is not available \(reason)."
         }
+    }
+
+    /// What the top line says of a choice kept while the host judges what was typed: checking
+    /// while the host is connected, waiting for it while it is not.
+    static func checkingWords(_ title: String, connected: Bool) -> String {
+        connected
+            ? "Checking with the host whether \u{201C}\(title)\u{201D} can be chosen..."
+            : "\u{201C}\(title)\u{201D} waits for the host, which is not answering: it is chosen once the host is back."
     }
 
     private func move(_ open: inout OpenModal, to focus: Int) {
@@ -173,7 +200,7 @@ extension KioskModel {
             banner = "\u{201C}\(Self.clean(control.title))\u{201D} is not available right now."
             return []
         }
-        lastOwnAction = now
+        acted(now: now)
         return [.tap(control.id)]
     }
 
@@ -200,7 +227,7 @@ extension KioskModel {
         }
         // Still checking: the host has not been heard since the values went (a silent one is
         // the connection's to tell), or the window for a host without the heartbeat runs.
-        if modals[index].hostChecking && connection == .connected { return [] }
+        if modals[index].hostChecking { return [] }
         guard now >= pending.until else { return [] }
         pendingChoice = nil
         refuse(pending.index, in: modals[index], now: now)
@@ -226,13 +253,13 @@ extension KioskModel {
             for index in open.fields.indices { open.fields[index].error = nil }
             open.uploadError = nil
             open.reading = true
-            lastOwnAction = now
+            acted(now: now)
             return [.pick(id: open.id, paths: ModalFormText.list(open.fields.first?.text ?? ""))]
         }
         do {
             let reply = try form.reply(choosing: .titled(choice.title))
             open.answer = connection == .connected ? .sent : .kept
-            lastOwnAction = now
+            acted(now: now)
             return [.answer(id: open.id, reply)]
         } catch {
             if case .invalid(let key) = error.code, let field = open.fields.firstIndex(where: { $0.key == key }) {

@@ -115,6 +115,8 @@ public struct KioskModel: Sendable {
         /// Whether the client core says the host has not been heard since the typed values
         /// went (`ModalForm.checking`, with a host that offers the heartbeat).
         public var hostChecking = false
+        /// A sign-in on another device where Enter was pressed: its hint says where to sign in.
+        public var enterExplained = false
 
         /// The modal's id.
         public var id: String { form.id }
@@ -174,6 +176,8 @@ public struct KioskModel: Sendable {
     public static let checkWindow = 1.0
     /// Seconds after the person's own tap or answer during which screen changes are theirs.
     static let ownChangeWindow = 3.0
+    /// Seconds words said on top (a restart, a late key) stay there before they go to the notices.
+    public static let bannerLifetime = 20.0
 
     /// The controls.
     public internal(set) var controls: [ControlItem] = []
@@ -187,7 +191,10 @@ public struct KioskModel: Sendable {
     public internal(set) var modals: [OpenModal] = []
     /// Something the person must read first; cleared by the next key (it stays a notice).
     public internal(set) var banner: String?
-    var bannerNotice: (level: StatusLevel, text: String)?
+    /// What the banner is kept as once cleared, stamped when it was said.
+    var bannerNotice: (level: StatusLevel, text: String, time: String)?
+    /// When the banner kept as a notice was said (the client's clock).
+    var bannerSince = -Double.infinity
 
     /// The kiosk's name.
     public let name: String
@@ -206,6 +213,9 @@ public struct KioskModel: Sendable {
     var screen = ""
     var changedByItself = -Double.infinity
     var lastOwnAction = -Double.infinity
+    /// The screen the person's last own action was on (a tap: the controls, ""); a dialog
+    /// that goes is theirs only if they acted on it, never for a key it refused.
+    var ownActionScreen = ""
     /// A choice pressed while the host was still judging what had just been typed.
     struct PendingChoice: Sendable, Equatable {
         var id: String
@@ -218,12 +228,19 @@ public struct KioskModel: Sendable {
 
     /// Moves the model's clock on without an event (a redraw once a check window ends).
     /// - Parameter now: The client's clock.
-    public mutating func tick(now: Double) { seenAt = max(seenAt, now) }
+    public mutating func tick(now: Double) {
+        seenAt = max(seenAt, now)
+        // Words said on top go to the notices after a while (a bounded top line).
+        if bannerNotice != nil, seenAt - bannerSince >= Self.bannerLifetime { clearBanner() }
+    }
+
+    /// When the words on top, kept as a notice, go to the notices (`tick` past it), if any.
+    public var bannerExpiry: Double? { bannerNotice == nil ? nil : bannerSince + Self.bannerLifetime }
 
     /// Whether a disabled choice of `open` is still being checked by the host (the person
     /// typed since the host last said which actions are enabled, less than `checkWindow` ago).
     public func checking(_ open: OpenModal) -> Bool {
-        (open.hostChecking && connection == .connected) || seenAt - open.typedAt < Self.checkWindow
+        open.hostChecking || seenAt - open.typedAt < Self.checkWindow
     }
     /// The clock of the last update (seconds), for the notices' times.
     var clock: @Sendable () -> String
@@ -306,12 +323,21 @@ public struct KioskModel: Sendable {
 
     /// What a tap while offline is answered with; untrue once the host is back.
     static let notConnected = "Not connected to the host: nothing was sent. Try again when it is back."
+    /// The end of what a disabled choice pressed offline is answered with; untrue once back.
+    static let waitsWhileOffline = " waits for the host, which is not connected."
 
     mutating func connectionChanged(_ state: ConnectionState) {
         (connection, connectionDetail) = Self.words(for: state, address: address, everConnected: welcomed)
+        // The top line about a kept choice follows the connection.
+        if let pending = pendingChoice, let open = modals.first(where: { $0.id == pending.id }),
+            open.choices.indices.contains(pending.index), banner != nil
+        {
+            banner = Self.checkingWords(open.choices[pending.index].title, connected: connection == .connected)
+        }
         guard case .connected = state else { return }
         welcomed = true
         // "Not connected" is wrong once connected: it goes, from the banner and the notices.
+        if banner?.hasSuffix(Self.waitsWhileOffline) == true, bannerNotice == nil { banner = nil }
         if bannerNotice?.text == Self.notConnected {
             banner = nil
             bannerNotice = nil
@@ -350,7 +376,8 @@ public struct KioskModel: Sendable {
             say(.info, "\(why).")
         } else {
             banner = "\(why): \(titles) was cancelled. Start again from the controls."
-            bannerNotice = (.error, "\(why): \(titles) was cancelled.")
+            bannerNotice = (.error, "\(why): \(titles) was cancelled.", clock())
+            bannerSince = seenAt
         }
     }
 
@@ -362,14 +389,15 @@ public struct KioskModel: Sendable {
         // Only a dialog that went away counts (its keys would land on what is under it); a
         // dialog that arrives is answered by what is pressed for it.
         let went = !screen.isEmpty && !modals.contains { $0.id == screen }
+        let theirs = now - lastOwnAction <= Self.ownChangeWindow && ownActionScreen == screen
         screen = shown
-        if went, now - lastOwnAction > Self.ownChangeWindow, connection == .connected { changedByItself = now }
+        if went, !theirs, connection == .connected { changedByItself = now }
     }
 
     /// Clears the banner; what it said stays in the notices.
     mutating func clearBanner() {
         banner = nil
-        if let (level, text) = bannerNotice { notify(level, text) }
+        if let (level, text, time) = bannerNotice { notify(level, text, time: time) }
         bannerNotice = nil
     }
 
@@ -377,21 +405,24 @@ public struct KioskModel: Sendable {
     mutating func say(_ level: StatusLevel, _ text: String) {
         clearBanner()
         banner = text
-        bannerNotice = (level, text)
+        bannerNotice = (level, text, clock())
+        bannerSince = seenAt
     }
 
-    mutating func notify(_ level: StatusLevel, _ text: String) {
+    /// Adds a notice, stamped `time` (when it happened; now by default).
+    mutating func notify(_ level: StatusLevel, _ text: String, time: String? = nil) {
+        let time = time ?? clock()
         noticeSerial += 1
         if let same = notices.firstIndex(where: { $0.level == level && $0.text == text }) {
             // Six identical notices are one, with a count and the time it last came.
             var notice = notices.remove(at: same)
             notice.count += 1
-            notice.time = clock()
+            notice.time = time
             notice.serial = noticeSerial
             notices.append(notice)
             return
         }
-        notices.append(Notice(level: level, text: text, serial: noticeSerial, time: clock()))
+        notices.append(Notice(level: level, text: text, serial: noticeSerial, time: time))
         while notices.count > Self.noticeLimit {
             let victim = notices.firstIndex { $0.level != .error } ?? 0
             notices.remove(at: victim)

@@ -20,7 +20,8 @@ public enum KioskQR {
         }
         guard room >= 1 else { return [] }
         let side = (code.size + 4 + 1) / 2
-        let size = "\(max(KioskScreen.minimumWidth, code.size + 4))x\(needed + side)"
+        // This terminal's width where it is wide enough: only the rows are short then.
+        let size = "\(max(width, KioskScreen.minimumWidth, code.size + 4))x\(needed + side)"
         return [KioskScreen.Row("(A QR code of this address shows in a \(size) terminal.)", .dim)]
     }
 

@@ -169,7 +169,7 @@ public enum KioskScreen {
         let essential = (top + body).flatMap { $0.whole ? [$0] : wrap($0, width: width) }
         let needed = essential.reduce(0) { $0 + Self.height(of: $1, width: width) }
         guard width >= minimumWidth, needed <= height else {
-            return tooSmall(width: width, height: height, needed: max(needed, 10))
+            return tooSmall(width: width, height: height, needed: max(needed, 10), dialog: model.current != nil)
         }
         var rows = essential
         var room = height - needed
@@ -231,11 +231,15 @@ public enum KioskScreen {
         return Row(spans: [(left, .bold), (state, style)])
     }
 
-    private static func tooSmall(width: Int, height: Int, needed: Int) -> [Row] {
+    private static func tooSmall(width: Int, height: Int, needed: Int, dialog: Bool) -> [Row] {
+        let keys =
+            dialog
+            ? "Enlarge the window. Keys are ignored until then, but Esc cancels the dialog (Ctrl-C quits)."
+            : "Enlarge the window. Keys are ignored until then (Ctrl-C still quits)."
         let text = [
             Row("Terminal too small", .error),
             Row("This is \(width)x\(height); the kiosk needs \(minimumWidth)x\(needed)."),
-            Row("Enlarge the window. Keys are ignored until then (Ctrl-C still quits)."),
+            Row(keys),
         ]
         return Array(text.flatMap { wrap($0, width: width) }.prefix(max(1, height)))
     }
@@ -297,7 +301,8 @@ public enum KioskScreen {
                 if !choice.enabled {
                     // Just typed: the host has not judged it yet; nobody is refused.
                     let checking = model.checking(open)
-                    let state = checking ? "(checking\u{2026})" : "(disabled)"
+                    let waiting = model.connection == .connected ? "(checking\u{2026})" : "(waits for the host)"
+                    let state = checking ? waiting : "(disabled)"
                     spans.append(("[\(index + 1)] \(title) \(state)", .dim))
                     // The host's words for its rule, under the choice, while it is disabled.
                     if !checking, let explanation = choice.explanation {
@@ -372,6 +377,7 @@ public enum KioskScreen {
         if open.uploading { return "Esc cancels the upload." }
         if open.answered { return "Esc stops waiting and cancels." }
         if open.refusedURL != nil { return "1 or Esc cancels." }
+        if open.enterExplained { return "Sign in with the address above on a phone or a computer. Esc cancels." }
         var parts: [String] = []
         if open.focus < open.fields.count {
             parts.append(open.fields[open.focus].multiline ? "Enter: new line, Tab: next" : "Enter or Tab: next")
