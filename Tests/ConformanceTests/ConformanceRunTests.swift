@@ -172,12 +172,14 @@ struct ConformanceRunTests {
     static let alertScenarios = ["alert", "unknown-values", "dismiss", "drop-dialog", "drop-answer", "restart"]
 
     /// Runs the scenarios against a scripted client; the client is stepped on this thread
-    /// until the run ends (every wait in it is bounded by the timeout).
-    func run(_ names: [String], fault: ScriptedAlertClient.Fault, timeout: Double = 5) throws -> ConformanceReport {
+    /// until the run ends (every wait in it is bounded by the timeout). The default timeout is
+    /// generous: a conforming client is done at once, and under ThreadSanitizer, with the
+    /// whole suite running beside it, 5 s once ran out before an answer.
+    func run(_ names: [String], fault: ScriptedAlertClient.Fault, timeout: Double = 20) throws -> ConformanceReport {
         try runWithClient(names, fault: fault, timeout: timeout).report
     }
 
-    func runWithClient(_ names: [String], fault: ScriptedAlertClient.Fault, timeout: Double = 5) throws -> (
+    func runWithClient(_ names: [String], fault: ScriptedAlertClient.Fault, timeout: Double = 20) throws -> (
         report: ConformanceReport, client: ScriptedAlertClient
     ) {
         let transport = InMemoryTransport()
