@@ -133,16 +133,21 @@ def test_a_host_restart_names_the_dialog_and_brings_back_what_was_typed(host, pa
     page.assert_no_bad_message()
 
 
-def test_a_saved_draft_outlives_a_host_restart_and_says_so(host, desktop):
-    page = desktop
+def save_a_draft(page, host, subject_text):
+    """Opens the page, writes `subject_text` as the mail's subject and saves it as a draft."""
     page.open(host.base)
     dialog = page.composer("Mail")
     subject = field(dialog, "Subject")
     subject.clear()
-    subject.send_keys("Lift broken again")
+    subject.send_keys(subject_text)
     page.button(dialog, "Save draft").click()
     page.wait_toast("Mail saved as a draft: Mail opens it again")
     page.wait_idle("contact")
+
+
+def test_a_saved_draft_outlives_a_host_restart_and_says_so(host, desktop):
+    page = desktop
+    save_a_draft(page, host, "Lift broken again")
     host.kill()
     host.start_again()
     page.wait_toast("The host restarted; you have a new session. What you saved comes back when you open it again.",
@@ -161,14 +166,7 @@ def test_a_saved_draft_outlives_a_host_restart_and_says_so(host, desktop):
 
 def test_a_draft_sent_since_it_was_saved_does_not_come_back_after_a_restart(host, desktop):
     page = desktop
-    page.open(host.base)
-    dialog = page.composer("Mail")
-    subject = field(dialog, "Subject")
-    subject.clear()
-    subject.send_keys("Lift broken again")
-    page.button(dialog, "Save draft").click()
-    page.wait_toast("Mail saved as a draft: Mail opens it again")
-    page.wait_idle("contact")
+    save_a_draft(page, host, "Lift broken again")
     dialog = page.composer("Mail")
     page.button(dialog, "Send").click()              # the saved draft, sent: done with
     page.wait_toast("Mail sent")
