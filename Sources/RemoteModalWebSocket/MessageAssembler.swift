@@ -25,6 +25,8 @@ struct MessageAssembler {
     private var isBinary = false
     private var inMessage = false
     private var discarding = false
+    /// Checks a text message's pieces as they arrive, so bad UTF-8 closes at once.
+    private var validator = UTF8Validator()
 
     init(limit: Int) {
         self.limit = limit
@@ -50,6 +52,7 @@ struct MessageAssembler {
             isBinary = binary
             inMessage = true
             discarding = false
+            validator = UTF8Validator()
         }
         guard !discarding else { return .tooLarge }
         if buffer.count + bytes.count + remainingInFrame > limit {
@@ -58,11 +61,20 @@ struct MessageAssembler {
             return .tooLarge
         }
         let complete = isFinal && remainingInFrame == 0
+        if !isBinary {
+            // Fail fast: bad UTF-8 is refused in the piece that carries it (RFC 6455 §8.1), and
+            // a message may not end inside a character.
+            guard validator.feed(bytes), !complete || validator.isAtBoundary else {
+                inMessage = false
+                buffer = []
+                return .invalidText
+            }
+        }
         if complete && buffer.isEmpty {
             // The whole message in one piece (nearly every protocol message): decoded from
             // lws's buffer, never copied into one of ours.
             inMessage = false
-            return Self.decode(bytes, binary: isBinary)
+            return Self.decodeChecked(bytes, binary: isBinary)
         }
         let needed = buffer.count + bytes.count
         if needed + remainingInFrame > buffer.capacity {
@@ -74,38 +86,15 @@ struct MessageAssembler {
         guard complete else { return .incomplete }
         inMessage = false
         defer { buffer = [] }
-        return buffer.withUnsafeBytes { Self.decode($0, binary: isBinary) }
+        return buffer.withUnsafeBytes { Self.decodeChecked($0, binary: isBinary) }
     }
 
-    /// A whole message's payload as a message, or `invalidText`.
-    static func decode(_ bytes: UnsafeRawBufferPointer, binary: Bool) -> Output {
+    /// A whole message's payload as a message; text has passed `validator` already.
+    private static func decodeChecked(_ bytes: UnsafeRawBufferPointer, binary: Bool) -> Output {
         if binary { return .message(.binary(Data(bytes))) }
         // NB: `String(validating:)` takes a generic, unspecialized path that cost more than
-        // the rest of receiving a message; ASCII (nearly every protocol message) needs no
-        // check beyond the high bits.
-        if isASCII(bytes) { return .message(.text(String(decoding: bytes, as: UTF8.self))) }
-        guard let text = String(validating: bytes, as: UTF8.self) else { return .invalidText }
-        return .message(.text(text))
-    }
-
-    /// Whether every byte is below 0x80.
-    static func isASCII(_ bytes: [UInt8]) -> Bool {
-        bytes.withUnsafeBytes { isASCII($0) }
-    }
-
-    /// Whether every byte is below 0x80, eight bytes at a time.
-    static func isASCII(_ raw: UnsafeRawBufferPointer) -> Bool {
-        var offset = 0
-        var high: UInt64 = 0
-        while offset + 8 <= raw.count {
-            high |= raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
-            offset += 8
-        }
-        while offset < raw.count {
-            high |= UInt64(raw[offset])
-            offset += 1
-        }
-        return high & 0x8080_8080_8080_8080 == 0
+        // the rest of receiving a message; the bytes are known to be valid here.
+        return .message(.text(String(decoding: bytes, as: UTF8.self)))
     }
 }
 

@@ -137,11 +137,14 @@ extension ServiceLoop {
         return lws_get_peer_simple(wsi, &buffer, buffer.count) != nil ? decodeCString(buffer) : "?"
     }
 
-    func parseClosePayload(_ input: UnsafeMutableRawPointer?, _ length: Int) -> (CloseCode, String) {
+    /// A peer's close code and reason, or `nil` when the reason is not UTF-8.
+    func parseClosePayload(_ input: UnsafeMutableRawPointer?, _ length: Int) -> (CloseCode, String)? {
         guard let input, length >= 2 else { return (.noStatus, "") }
         let bytes = UnsafeRawBufferPointer(start: input, count: length)
         let code = UInt16(bytes[0]) << 8 | UInt16(bytes[1])
-        let reason = String(decoding: bytes[2...], as: UTF8.self)
-        return (CloseCode(rawValue: code), reason)
+        let reasonBytes = UnsafeRawBufferPointer(rebasing: bytes[2...])
+        var validator = UTF8Validator()
+        guard validator.feed(reasonBytes), validator.isAtBoundary else { return nil }
+        return (CloseCode(rawValue: code), String(decoding: reasonBytes, as: UTF8.self))
     }
 }

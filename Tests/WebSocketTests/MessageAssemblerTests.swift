@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import RemoteModalWebSocket
@@ -27,15 +28,85 @@ struct MessageAssemblerTests {
         #expect(Self.feed(bytes) == .invalidText)
     }
 
-    @Test func asciiCheckLooksAtEveryByte() {
+    static func validates(_ bytes: [UInt8]) -> Bool {
+        var validator = UTF8Validator()
+        return bytes.withUnsafeBytes { validator.feed($0) } && validator.isAtBoundary
+    }
+
+    @Test func theFastPathLooksAtEveryByte() {
         for length in 1...24 {
             for position in 0..<length {
                 var bytes = [UInt8](repeating: 0x41, count: length)
-                #expect(MessageAssembler.isASCII(bytes))
+                #expect(Self.validates(bytes))
                 bytes[position] = 0xC3
-                #expect(!MessageAssembler.isASCII(bytes), "high byte at \(position) of \(length)")
+                #expect(!Self.validates(bytes), "a lone lead byte at \(position) of \(length)")
+                bytes[position] = 0x80
+                #expect(!Self.validates(bytes), "a lone continuation byte at \(position) of \(length)")
             }
         }
+    }
+
+    @Test func theValidatorAgreesWithTheStandardLibraryOnEveryTwoByteInput() {
+        for first in 0...255 {
+            for second in 0...255 {
+                let bytes = [UInt8(first), UInt8(second)]
+                let expected = String(validating: bytes, as: UTF8.self) != nil
+                #expect(Self.validates(bytes) == expected, "\(bytes)")
+            }
+        }
+    }
+
+    @Test func theValidatorAgreesWithTheStandardLibraryOnEveryLeadOfThreeAndFourBytes() {
+        // Every lead byte from C0 on, with continuation candidates at each range's edges.
+        let edges: [UInt8] = [0x00, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xFF]
+        for lead in 0xC0...0xFF {
+            for second in edges {
+                for third in edges {
+                    let three = [UInt8(lead), second, third]
+                    #expect(Self.validates(three) == (String(validating: three, as: UTF8.self) != nil), "\(three)")
+                    for fourth in edges {
+                        let four = three + [fourth]
+                        #expect(Self.validates(four) == (String(validating: four, as: UTF8.self) != nil), "\(four)")
+                    }
+                }
+            }
+        }
+    }
+
+    @Test func aCharacterSplitAcrossPiecesIsAccepted() {
+        let bytes = Array("ascii then 🙂 and é".utf8)
+        for split in 0...bytes.count {
+            var validator = UTF8Validator()
+            let first = bytes[..<split].withUnsafeBytes { validator.feed($0) }
+            let second = bytes[split...].withUnsafeBytes { validator.feed($0) }
+            #expect(first && second && validator.isAtBoundary, "split at \(split)")
+        }
+    }
+
+    @Test func badUTF8InTheFirstPieceIsRefusedAtOnce() {
+        // RFC 6455 §8.1 (Autobahn 6.x "fail fast"): the message is not waited for.
+        var assembler = MessageAssembler(limit: 4_096)
+        let bad: [UInt8] = Array("fine so far ".utf8) + [0xF5]
+        let output = bad.withUnsafeBytes {
+            assembler.feed($0, isFinal: false, binary: false, remainingInFrame: 1_000)
+        }
+        #expect(output == .invalidText)
+    }
+
+    @Test func aMessageEndingInsideACharacterIsRefused() {
+        var assembler = MessageAssembler(limit: 4_096)
+        let start = Array("café".utf8).dropLast()
+        let first = Array(start).withUnsafeBytes { assembler.feed($0, isFinal: false, binary: false) }
+        #expect(first == .incomplete)
+        let last = Array("!".utf8).withUnsafeBytes { assembler.feed($0, isFinal: true, binary: false) }
+        #expect(last == .invalidText)
+    }
+
+    @Test func binaryMessagesAreNotChecked() {
+        var assembler = MessageAssembler(limit: 64)
+        let bytes: [UInt8] = [0xFF, 0xC0, 0x80]
+        #expect(
+            bytes.withUnsafeBytes { assembler.feed($0, isFinal: true, binary: true) } == .message(.binary(Data(bytes))))
     }
 
     /// Feeds `text` in pieces of `piece` bytes, saying how much of the frame is still to come.

@@ -334,7 +334,7 @@ final class UploadAssembly: @unchecked Sendable {
     /// Drops one file's bytes, its spool file and its reservation.
     private func discard(_ index: Int) {
         guard let file = files.removeValue(forKey: index) else { return }
-        file.spool?.close()
+        file.spool?.abandon()
         if let url = file.spoolURL {
             budget.spool.remove(url)
             budget.spooled(-file.received)
