@@ -62,7 +62,9 @@ public struct HostOptions: Sendable {
                 help: "upload bytes held in memory across the host, then spooled (default 67108864: 64 MiB)"),
             FlagSpec(
                 "max-upload-spool", value: "BYTES",
-                help: "bytes of uploads in progress across the host (default 1073741824: 1 GiB)"),
+                help:
+                    "bytes of uploads in progress across the host; its last quarter only for addresses holding at most an eighth of --max-upload-per-address (default 1073741824: 1 GiB)"
+            ),
             FlagSpec(
                 "max-upload-per-address", value: "BYTES",
                 help: "bytes of uploads in progress one client address may hold (default 134217728: 128 MiB)"),

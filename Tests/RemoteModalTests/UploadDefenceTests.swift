@@ -160,6 +160,36 @@ struct UploadDefenceTests {
         #expect(outcome.elements.first?.first?.size == small.count)
     }
 
+    @Test func aFewAddressesWithinTheirCapsCannotTakeTheLastQuarterOfTheBudget() {
+        // Round four of the outside attack: nine addresses, each within its own cap, kept
+        // uploads alive just above the minimum rate and held the whole budget.
+        let harness = HostHarness {
+            $0.maxUploadSpoolBytes = 1_000_000
+            $0.maxUploadBytesPerAddress = 400_000
+        }
+        let file = pngSignature + [UInt8](repeating: 5, count: 250_000 - pngSignature.count)
+        var refusals: [String?] = []
+        for index in 0..<4 {
+            let attacker = harness.pickerClient("attacker\(index)", from: "10.0.1.\(index + 1)")
+            harness.presentPhotoPicker(to: attacker, maxBytes: 1_000_000)
+            attacker.send(chunk(Array(file[0..<1_024]), size: file.count))
+            harness.settle()
+            refusals.append(lastErrorMessage(attacker))
+        }
+        // Three fit in the first three quarters; the fourth would reach into the last one.
+        #expect(refusals.prefix(3).allSatisfy { $0 == nil })
+        #expect(refusals.last == "host upload budget exhausted; try again later")
+        // A person with a photo, from another address, still finds room.
+        let bystander = harness.pickerClient("bystander", from: "10.0.1.100")
+        let outcome = harness.presentPhotoPicker(to: bystander, maxBytes: 1_000_000)
+        let photo = pngSignature + [UInt8](repeating: 6, count: 40_000)
+        upload(bystander, "m1", file: 0, name: "a.png", photo)
+        bystander.send(.result(id: "m1", value: ["items": [item("a.png", photo)]]))
+        harness.settle()
+        #expect(lastErrorMessage(bystander) == nil)
+        #expect(outcome.elements.first?.first?.size == photo.count)
+    }
+
     @Test func aFileStartedAgainAtOffsetZeroOverAndOverDoesNotKeepItsReservation() {
         // The outside attack after round three: one byte at offset 0 every 2 s restarted the
         // file's clocks, and its reservation was held for ever.

@@ -36,11 +36,24 @@ final class UploadBudget: @unchecked Sendable {
         case addressFull
     }
 
+    /// The last part of `maxReserved` kept for addresses that hold little: a quarter.
+    var keptForNewcomers: Int { maxReserved / 4 }
+    /// What an address may hold in all and still reserve from the kept quarter: an eighth of
+    /// `maxReservedPerAddress` (16 MiB at the default 128 MiB).
+    var newcomerLimit: Int { maxReservedPerAddress == .max ? maxReserved / 8 : maxReservedPerAddress / 8 }
+
     /// Reserves room for a file of `bytes` on behalf of a client address.
+    ///
+    /// The budget's last quarter goes only to addresses that would hold at most
+    /// `newcomerLimit` with it: uploads kept alive at the minimum rate from a few addresses
+    /// (each within its own cap) cannot take the whole budget, and a person uploading a photo
+    /// from another address still finds room (issue 33, round four: nine addresses
+    /// trickling just above `--upload-min-rate` held all of it).
     func reserve(_ bytes: Int, for address: String) -> Reservation {
         guard bytes >= 0, reserved + bytes <= maxReserved else { return .hostFull }
         let mine = reservedByAddress[address, default: 0]
         guard mine + bytes <= maxReservedPerAddress else { return .addressFull }
+        if reserved + bytes > maxReserved - keptForNewcomers, mine + bytes > newcomerLimit { return .hostFull }
         reserved += bytes
         reservedByAddress[address] = mine + bytes
         return .reserved
