@@ -322,7 +322,13 @@ class CuttableProxy:
         self.upstream_bytes = 0
         self.listener = None
         self.stalled = False
+        self.websockets_refused = False
         self.restore()
+
+    def refuse_websockets(self, refused=True):
+        """New connections for `/ws` are closed at once while the page itself still loads
+        (a host the page's socket cannot reach, with the page reloadable)."""
+        self.websockets_refused = refused
 
     def stall(self):
         self.stalled = True
@@ -363,12 +369,26 @@ class CuttableProxy:
     def stop(self):
         self.cut()
 
+    @staticmethod
+    def _asks_for_websocket(client):
+        """Whether the request a new connection starts with is for the socket (`GET /ws`)."""
+        client.settimeout(2)
+        try:
+            head = client.recv(64, socket.MSG_PEEK)
+        except OSError:
+            head = b""
+        client.settimeout(None)
+        return head.startswith(b"GET /ws")
+
     def _accept(self, listener):
         while True:
             try:
                 client, _ = listener.accept()
             except OSError:
                 return
+            if self.websockets_refused and self._asks_for_websocket(client):
+                client.close()
+                continue
             try:
                 upstream = socket.create_connection(("127.0.0.1", self.target_port))
             except OSError:

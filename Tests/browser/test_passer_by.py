@@ -44,6 +44,41 @@ def test_a_control_tapped_while_the_host_is_unreachable_is_kept_shown_and_sent_o
     page.assert_no_bad_message()
 
 
+def test_a_control_tapped_offline_is_kept_across_a_reload_and_sent_exactly_once(host, proxy, desktop):
+    """The tap is kept in the tab's session storage as typed text is: a reload while the host
+    cannot be reached says it is still saved, and it goes once, never again after another
+    reload."""
+    page = desktop
+    page.open(proxy.base)
+    proxy.cut()
+    proxy.refuse_websockets()                        # the page loads, its socket cannot connect
+    proxy.restore()
+    page.wait().until(lambda d: "Reconnecting… attempt" in banner_text(page))
+    page.tap("country")
+    page.wait(3).until(lambda d: "Saved: “Choose country” goes when the host is back." in banner_text(page))
+    page.driver.refresh()
+    page.wait(10).until(lambda d: page.connection_state() == "reconnecting")
+    said = "Saved before the page was reloaded: “Choose country” goes when the host is back."
+    page.wait(5).until(lambda d: said in banner_text(page))
+    page.screenshot("control-kept-across-reload")
+    assert page.sent("event") == [], "nothing could go"
+    proxy.refuse_websockets(False)                   # the host is back: the page reconnects by itself
+    dialog = page.dialog()
+    assert "Choose a country" in dialog.text
+    time.sleep(1)
+    assert [m["control"] for m in page.sent("event")] == ["country"], "sent exactly once"
+    assert not page.find("#kept-taps").is_displayed()
+    assert page.script("return sessionStorage.getItem('remote-modal.taps')") is None, "out of the store once sent"
+    page.driver.refresh()                            # a reload after it went sends nothing again
+    page.wait(10).until(lambda d: page.connection_state() == "open")
+    dialog = page.dialog()                           # the same sheet, presented again on the resume
+    time.sleep(1)
+    assert [m["control"] for m in page.sent("event")] == ["country"], "never twice"
+    page.button(dialog, "Japan").click()
+    page.wait_toast("Country: Japan")
+    page.assert_no_bad_message()
+
+
 def test_a_disabled_sign_in_tapped_offline_is_kept_and_goes_when_the_host_is_back(host, proxy, desktop):
     """Typed offline, the host cannot enable Sign In: a tap on it is kept, not lost in silence."""
     page = desktop

@@ -1,12 +1,14 @@
 """Uploads in a real browser: a 9.5 MB photo with the host's default flags, a connection cut
 mid-upload (resumed, not restarted), Cancel at any moment, a refused upload with Retry."""
+import json
+import os
 import time
 
 import pytest
 from selenium.webdriver.common.by import By
 
 from browser_support import CuttableProxy, RestartableHost
-from hosts import received_photos
+from hosts import ROOT, received_photos
 from pictures import make_big_file
 
 SIZE = 9_500_000
@@ -195,3 +197,75 @@ def test_a_reload_mid_upload_names_the_file_and_it_goes_on_when_chosen_again(des
     page.no_dialog()
     assert page.script("return Object.keys(sessionStorage).filter((k) => k.startsWith('remote-modal.draft.'))") == []
     page.assert_no_bad_message()
+
+
+# Counts and sizes every Blob read of the page (chunks and hash alike) from now on.
+WATCH_READS = """
+window.__reads = [];
+const original = Blob.prototype.arrayBuffer;
+Blob.prototype.arrayBuffer = function () { window.__reads.push(this.size); return original.call(this); };
+// The file chosen, kept for MEASURE_CHUNK (the picker empties its chooser once it has read it).
+document.addEventListener('change', (e) => { if (e.target.files?.length) window.__chosen = e.target.files[0]; }, true);
+"""
+
+# What reading one 32 KiB chunk of the chosen file and encoding it in base64 takes in the
+# page (median and slowest of 50 chunks spread over the file, in ms), and the whole file's
+# SHA-256 read in slices against WebCrypto's of the whole file at once: figures, not a test.
+MEASURE_CHUNK = """
+const done = arguments[arguments.length - 1];
+(async () => {
+  const { CHUNK_BYTES, toBase64, sha256OfBlob, sha256Hex } = await import('/js/client/bytes.js');
+  const file = window.__chosen;
+  const times = [];
+  for (let i = 0; i < 50; i++) {
+    const offset = Math.floor((file.size - CHUNK_BYTES) * i / 49);
+    const start = performance.now();
+    toBase64(new Uint8Array(await file.slice(offset, offset + CHUNK_BYTES).arrayBuffer()));
+    times.push(performance.now() - start);
+  }
+  times.sort((a, b) => a - b);
+  let start = performance.now();
+  const sliced = await sha256OfBlob(file);
+  const slicedMs = performance.now() - start;
+  start = performance.now();
+  const whole = await sha256Hex(new Uint8Array(await file.arrayBuffer()));
+  const wholeMs = performance.now() - start;
+  done({median: times[25], slowest: times[49], bytes: file.size, hashSlicedMs: slicedMs, hashWholeWebCryptoMs: wholeMs,
+        sameHash: sliced === whole});
+})().catch((error) => done({error: String(error)}));
+"""
+
+
+def test_a_20_mb_photo_is_read_chunk_by_chunk_hash_included(desktop, tmp_path):
+    """No read of the file is larger than 1 MiB (a chunk is 32 KiB; the SHA-256 reads 1 MiB
+    slices): the page's hash read the whole file at once with WebCrypto. The host checks the
+    hash the page sends, so the photo arriving means it is right. Writes the measured time of
+    one chunk to artifacts/browser/chunk-read-time.json."""
+    page = desktop
+    size = 20_000_000
+    big = RestartableHost("--web-root", "web", "--photo-max-bytes", str(21_000_000))
+    try:
+        page.open(big.base)
+        page.script(WATCH_READS)
+        page.tap("photo")
+        dialog = page.dialog()
+        make_big_file(tmp_path / "big.png", size)
+        dialog.find_element(By.CSS_SELECTOR, "input[type=file]").send_keys(str(tmp_path / "big.png"))
+        page.wait().until(lambda d: "20 MB" in dialog.find_element(By.CSS_SELECTOR, ".picker-note").text)
+        page.button(dialog, "Send").click()
+        page.wait_toast(received_photos(1, size), seconds=120)
+        page.no_dialog()
+        reads = page.script("return window.__reads")
+        assert reads and sum(reads) >= 2 * size, f"every byte read for the chunks and for the hash: {len(reads)} reads"
+        assert max(reads) <= 1024 * 1024, f"a read of {max(reads)} bytes: the file was read whole"
+        figure = page.driver.execute_async_script(MEASURE_CHUNK)
+        assert "error" not in figure, figure
+        assert figure["sameHash"], figure
+        os.makedirs(os.path.join(ROOT, "artifacts", "browser"), exist_ok=True)
+        with open(os.path.join(ROOT, "artifacts", "browser", "chunk-read-time.json"), "w") as out:
+            json.dump(figure, out)
+        print(f"one 32 KiB chunk read and base64-encoded: median {figure['median']:.2f} ms, slowest {figure['slowest']:.2f} ms;"
+              f" SHA-256 of 20 MB in 1 MiB slices {figure['hashSlicedMs']:.0f} ms,"
+              f" WebCrypto of the whole file {figure['hashWholeWebCryptoMs']:.0f} ms")
+    finally:
+        big.stop()

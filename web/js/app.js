@@ -108,7 +108,8 @@ client.addEventListener("state", ({ detail }) => {
   $("#retry").hidden = false;
   if (state === "open") { everOpen = true; clearTimeout(bannerTimer); bannerTimer = null; banner.hidden = true; }
   if (state === "open") sendKeptTaps();
-  else if (state !== "reconnecting") forgetKeptTaps();   // refused, unauthorized: nothing goes
+  // Refused, unauthorized, closed: nothing goes (a reload's first "connecting" keeps them).
+  else if (!["reconnecting", "connecting"].includes(state)) forgetKeptTaps();
   clearInterval(countdown);
   // After a 1001 the host has cancelled every flow: nothing is kept for it, and no control
   // is busy any more (the new session's controls replace them).
@@ -165,12 +166,35 @@ function setControlsEnabled(online) {
 
 // Taps on controls while the host cannot be reached (the banner promises answers are kept):
 // kept, one per control, the button shown pending and the banner saying so; sent once, when
-// the connection is back.
-const keptTaps = new Map();  // control id -> title
+// the connection is back. They are kept across a reload too (sessionStorage, as typed text
+// is), and taken out of it before they go: a reload after they went never sends them again.
+const TAPS_KEY = "remote-modal.taps";
+/** The taps a reload kept ([[control id, title], ...]); none when absent or malformed. */
+function restoreKeptTaps() {
+  try {
+    const taps = JSON.parse(sessionStorage.getItem(TAPS_KEY) ?? "[]");
+    return Array.isArray(taps)
+      ? taps.filter((tap) => Array.isArray(tap) && typeof tap[0] === "string" && typeof tap[1] === "string") : [];
+  } catch {
+    return [];
+  }
+}
+const keptTaps = new Map(restoreKeptTaps());  // control id -> title
+/** Whether the kept taps were made before this page was loaded (said so in the banner). */
+let tapsFromReload = keptTaps.size > 0;
 const keptLine = $("#kept-taps");
+
+function persistKeptTaps() {
+  try {
+    if (keptTaps.size) sessionStorage.setItem(TAPS_KEY, JSON.stringify([...keptTaps]));
+    else sessionStorage.removeItem(TAPS_KEY);
+  } catch { /* storage off or full: kept for this load only */ }
+}
 
 function keepTap(item, button) {
   keptTaps.set(item.id, item.title);
+  tapsFromReload = false;      // not all of them are from before the reload any more
+  persistKeptTaps();
   setBusy(button, true);
   button.classList.add("kept");
   showKeptTaps();
@@ -183,20 +207,26 @@ function keepTap(item, button) {
 
 function showKeptTaps() {
   const titles = [...keptTaps.values()].map((title) => `“${title}”`);
+  const saved = tapsFromReload ? "Saved before the page was reloaded" : "Saved";
   keptLine.textContent = titles.length
-    ? `Saved: ${titles.join(", ")} ${titles.length === 1 ? "goes" : "go"} when the host is back.` : "";
+    ? `${saved}: ${titles.join(", ")} ${titles.length === 1 ? "goes" : "go"} when the host is back.` : "";
   keptLine.hidden = titles.length === 0;
 }
+showKeptTaps();                // a reload's kept taps, said with the banner
 
 function sendKeptTaps() {
   const ids = [...keptTaps.keys()];
   keptTaps.clear();
+  tapsFromReload = false;
+  persistKeptTaps();           // out of the store before they go: never sent twice
   showKeptTaps();
   for (const id of ids) client.tap(id);
 }
 
 function forgetKeptTaps() {
   keptTaps.clear();
+  tapsFromReload = false;
+  persistKeptTaps();
   showKeptTaps();
   for (const button of controlsBar.querySelectorAll("button.kept")) { button.classList.remove("kept"); setBusy(button, false); }
 }

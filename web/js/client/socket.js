@@ -3,7 +3,7 @@
 // Node's test runner) can use it. This is the only module here that does I/O.
 import { ClientMachine, PROTOCOL } from "./machine.js";
 import { AFFINITY_KEY, ANSWERS_KEY, SESSION_KEY } from "./keys.js";
-import { sha256Hex } from "./bytes.js";
+import { sha256OfBlob } from "./bytes.js";
 
 /**
  * Events (CustomEvent detail):
@@ -221,7 +221,8 @@ export class ModalClient extends EventTarget {
    */
   upload(id, files, onProgress = () => {}, answer = (message) => this.answer(message), { held = () => true } = {}) {
     const serial = ++this.serial;
-    const hashes = Promise.all(files.map(async (file) => sha256Hex(new Uint8Array(await file.arrayBuffer()))));
+    // Read a slice at a time, never whole: a 20 MB file is not held in memory for its hash.
+    const hashes = Promise.all(files.map((file) => sha256OfBlob(file)));
     hashes.catch(() => {});
     this.pickedFiles.set(serial, { id, files, onProgress, answer, hashes, reading: Promise.resolve() });
     const picker = this.machine.pickers.get(id) ?? {};

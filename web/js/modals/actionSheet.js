@@ -1,9 +1,15 @@
 // `actionSheet`: a list of choices, anchored to its control on wide screens, a bottom sheet
-// on phones, 16 screen pixels off the edges. Escape or a tap outside picks the cancel action, if it has one.
+// on phones, centred as alerts are on a portrait kiosk screen (docs/page.md). Escape or a tap
+// outside picks the cancel action, if it has one.
 import { registerModal } from "./registry.js";
 
 /** `dialog.modal`'s width in app.css (CSS pixels). */
 const SHEET_WIDTH = 460;
+
+/** app.css's portrait kiosk screen (1080x1920 and up). A person standing there looks at the
+ *  middle of the screen, where every alert opens; a sheet anchored under its control sat at
+ *  the top edge, over the page's text, next to the screen's right edge. */
+const KIOSK_SCREEN = "(orientation: portrait) and (min-width: 1000px) and (min-height: 1600px)";
 
 registerModal("actionSheet", (modal, ui) => {
   ui.dialog.classList.add("sheet");
@@ -17,7 +23,7 @@ registerModal("actionSheet", (modal, ui) => {
       : ui.resolve({ action: cancelIndex }, buttons[cancelIndex])));
   }
   const rect = modal.source ? ui.anchor(modal.source) : null;
-  if (rect && window.matchMedia("(min-width: 700px)").matches) {
+  if (rect && window.matchMedia("(min-width: 700px)").matches && !window.matchMedia(KIOSK_SCREEN).matches) {
     ui.dialog.classList.add("anchored");
     // The control's rectangle is on screen; the dialog's position is in the page's own
     // (zoomed, on a kiosk screen) pixels.
