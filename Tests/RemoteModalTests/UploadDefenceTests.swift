@@ -190,6 +190,29 @@ struct UploadDefenceTests {
         #expect(outcome.elements.first?.first?.size == photo.count)
     }
 
+    @Test func aPersonWhoTakesAMinuteToChooseAgainAfterARefusedFileIsNotCalledSlow() {
+        // Issue 32's cold trial: a text file named .png was refused, the person chose a real
+        // photo 75 s later, and every file was then refused as "slower than 16384 bytes a
+        // second": the time spent choosing was counted as upload time.
+        let harness = HostHarness {
+            $0.uploadStallSeconds = 10
+            $0.uploadMinimumBytesPerSecond = 16_384
+        }
+        let person = harness.pickerClient("person", from: "10.0.0.95")
+        let outcome = harness.presentPhotoPicker(to: person, maxBytes: 1_000_000)
+        let text = Array("just some notes, not a picture at all".utf8)
+        person.send(chunk(text, size: text.count, name: "fake.png", last: true))
+        harness.settle()
+        #expect(lastErrorMessage(person)?.contains("does not start as any known image format") == true)
+        harness.advance(seconds: 75)
+        let photo = pngSignature + [UInt8](repeating: 7, count: 100_000)
+        upload(person, "m1", file: 0, name: "b.png", photo)
+        person.send(.result(id: "m1", value: ["items": [item("b.png", photo)]]))
+        harness.settle()
+        #expect(lastErrorMessage(person)?.contains("slower than") != true, "\(lastErrorMessage(person) ?? "")")
+        #expect(outcome.elements.first?.first?.size == photo.count)
+    }
+
     @Test func aFileStartedAgainAtOffsetZeroOverAndOverDoesNotKeepItsReservation() {
         // The outside attack after round three: one byte at offset 0 every 2 s restarted the
         // file's clocks, and its reservation was held for ever.

@@ -75,9 +75,14 @@ final class UploadAssembly: @unchecked Sendable {
     let accepted: AcceptedMedia?
     private let budget: UploadBudget
     private var files: [Int: FileInProgress] = [:]
-    /// When this picker's first chunk arrived and the bytes accepted since (see
-    /// `FileInProgress.started`).
+    /// When this picker's first chunk arrived, moved later by every stretch in which it held
+    /// no file in progress, and the bytes accepted since (see `FileInProgress.started`): the
+    /// minimum rate counts only the time a reservation is held, so a person who takes a
+    /// minute to choose again after a refused file is not told they are too slow (issue 32's
+    /// cold trial), while a client that keeps a file in progress, however it restarts, is.
     private var firstChunkAt: Double?
+    /// Since when the picker has held no file in progress (`nil`: it holds one, or never did).
+    private var idleSince: Double?
     private var acceptedBytes = 0
     /// Where each chunk's base64 is decoded: reused, so a chunk is copied once from its
     /// message text to here and once from here to memory or the spool file (and hashed in
@@ -147,6 +152,7 @@ final class UploadAssembly: @unchecked Sendable {
     ) {
         func refuse(_ reason: String, drop: Bool = true) -> UploadRefusal {
             if drop { discard(chunk.file) }
+            noteIdle(now)
             return UploadRefusal(error: ProtocolError(.uploadInvalid, reason, ref: "upload"), droppedFile: drop)
         }
         guard chunk.file < maxFiles else {
@@ -165,6 +171,9 @@ final class UploadAssembly: @unchecked Sendable {
             guard chunk.size >= 0, others + chunk.size <= maxBytes else {
                 throw refuse("the files add up to more than \(maxBytes) bytes", drop: false)
             }
+            // Time without a file in progress does not count (see `firstChunkAt`).
+            if let idle = idleSince, let first = firstChunkAt { firstChunkAt = first + max(0, now - idle) }
+            idleSince = nil
             // A picker already behind the minimum rate (counted from its first chunk, over every
             // file and restart) reserves nothing more: starting over does not buy time.
             if minimumRate > 0, let first = firstChunkAt,
@@ -226,6 +235,7 @@ final class UploadAssembly: @unchecked Sendable {
             }
             file.complete = true
             file.spool?.close()
+            noteIdle(now)
         }
         return (file.received, bytes.count)
     }
@@ -331,6 +341,12 @@ final class UploadAssembly: @unchecked Sendable {
         for index in Array(files.keys) { discard(index) }
     }
 
+    /// Starts the idle stretch when no file is in progress any more.
+    private func noteIdle(_ now: Double) {
+        guard idleSince == nil, !files.values.contains(where: { !$0.complete }) else { return }
+        idleSince = now
+    }
+
     /// Drops one file's bytes, its spool file and its reservation.
     private func discard(_ index: Int) {
         guard let file = files.removeValue(forKey: index) else { return }
@@ -376,6 +392,7 @@ final class UploadAssembly: @unchecked Sendable {
             dropped.addresses[file.address, default: 0] += 1
             discard(index)
         }
+        if !dropped.isEmpty { noteIdle(now) }
         return dropped
     }
 }
