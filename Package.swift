@@ -176,7 +176,8 @@ let package = Package(
             dependencies: ["RemoteModalProtocol", "RemoteModalCrypto", "RemoteModalLocking"], swiftSettings: strict
         ),
         .target(
-            name: "RemoteModalRobot", dependencies: ["RemoteModalClient", "RemoteModalProtocol"], swiftSettings: strict),
+            name: "RemoteModalRobot", dependencies: ["RemoteModalClient", "RemoteModalLocking", "RemoteModalProtocol"],
+            swiftSettings: strict),
         .target(
             name: "RemoteModalClientWebSocket",
             dependencies: ["RemoteModalClient", "RemoteModalLocking", "RemoteModalWebSocket", "RemoteModalTransport"],

@@ -254,11 +254,18 @@ extension ClientStateMachine {
     }
 
     private mutating func hostError(_ error: ProtocolError) -> [ClientAction] {
-        if error.code == .rateLimited, error.ref == "upload" {
+        // The chunk refused for pacing is the reply to one chunk of the named upload (an older
+        // host names none: the first running); every running upload stops sending until its
+        // chunks in flight are answered. A chunk refused behind it, while that upload waits,
+        // was sent before the client could know (§7): counted out, not a stop.
+        let draining = error.id.flatMap { uploads[$0]?.draining == true ? $0 : nil }
+        if error.ref == "upload", error.code == .rateLimited || (error.code == .uploadInvalid && draining != nil) {
+            let named = error.id ?? order.first { uploads[$0]?.running == true }
             var actions: [ClientAction] = []
-            for id in uploads.keys.sorted() where uploads[id]?.running == true {
+            for id in uploads.keys.sorted()
+            where uploads[id]?.running == true && (error.code == .rateLimited || id == draining) {
                 let held = error.id == id ? error.file.flatMap { file in error.held.map { (file, $0) } } : nil
-                uploads[id]?.rewind(held: held)
+                uploads[id]?.rewind(refused: named == id, held: held)
                 actions += pump(id)
             }
             return actions

@@ -1,8 +1,9 @@
 import RemoteModalProtocol
 
 /// One picker's upload, paced by the host's acknowledgements: at most `window` chunks
-/// requested or sent and not acknowledged; progress counts acknowledged bytes only; after
-/// a resume each file continues at what the host holds.
+/// requested or sent and not answered; progress counts acknowledged bytes only; after
+/// a resume each file continues at what the host holds. After a pacing refusal it sends
+/// nothing until every chunk in flight was acknowledged or refused (protocol.md §7).
 struct UploadPlan: Sendable, Equatable {
     struct Pending: Sendable, Equatable {
         var file: Int
@@ -18,7 +19,12 @@ struct UploadPlan: Sendable, Equatable {
     private var next: [Int]
     private var sentLast: [Bool]
     private(set) var done: [Bool]
+    /// Chunks asked of the reader, or sent and not yet acknowledged or refused.
     private(set) var inFlight = 0
+    /// Whether it waits for the replies to the chunks in flight before going on (after a rewind).
+    private(set) var draining = false
+    /// Per file, the `held` of the last refusal while draining: where that file goes on from.
+    private var drainHeld: [Int: Int] = [:]
     /// Chunks asked of the reader and not yet sent.
     private(set) var reading: [Pending] = []
     /// Whether chunks may go out (false while offline, after a refusal, before the resume's `received`).
@@ -42,7 +48,7 @@ struct UploadPlan: Sendable, Equatable {
 
     /// The chunks to read now to fill the window.
     mutating func requests() -> [Pending] {
-        guard running, stopped == nil else { return [] }
+        guard running, !draining, stopped == nil else { return [] }
         var asked: [Pending] = []
         while inFlight < window, let index = files.indices.first(where: { !done[$0] && !sentLast[$0] }) {
             let length = min(chunkBytes, files[index].size - next[index])
@@ -68,6 +74,7 @@ struct UploadPlan: Sendable, Equatable {
         inFlight = max(0, inFlight - 1)
         acknowledged[file] = max(acknowledged[file], min(max(0, received), files[file].size))
         if received >= files[file].size, sentLast[file] { done[file] = true }
+        goOnIfReplied()
     }
 
     /// Stops sending; what was in flight is forgotten (the host's `received` says the rest).
@@ -75,6 +82,8 @@ struct UploadPlan: Sendable, Equatable {
         running = false
         inFlight = 0
         reading = []
+        draining = false
+        drainHeld = [:]
     }
 
     /// Continues each file at the bytes the host holds (files it does not name: from 0).
@@ -82,6 +91,8 @@ struct UploadPlan: Sendable, Equatable {
         running = true
         inFlight = 0
         reading = []
+        draining = false
+        drainHeld = [:]
         for index in files.indices where !done[index] {
             let bytes = min(max(0, held[index] ?? 0), files[index].size)
             acknowledged[index] = bytes
@@ -98,13 +109,29 @@ struct UploadPlan: Sendable, Equatable {
         acknowledged[file] = min(max(0, bytes), files[file].size)
     }
 
-    /// Continues from what the host acknowledged (after `rate_limited` or a retry); `held`, when
-    /// the host said it, is what it holds of one file.
-    mutating func rewind(held: (file: Int, bytes: Int)? = nil) {
+    /// Goes on from what the host acknowledged (after `rate_limited`, a chunk refused behind
+    /// one, or a retry), once every chunk in flight has its reply: until then nothing is sent
+    /// and the reads not yet sent are dropped (protocol.md §7, "After a refusal").
+    /// - Parameters:
+    ///   - refused: Whether this is the reply to one chunk in flight (a refusal of it), which
+    ///     frees its slot.
+    ///   - held: When the refusal said it, what the host holds of one file: that file goes on
+    ///     from the last such `held` (an acknowledgement after it is of an earlier chunk and
+    ///     does not move it).
+    mutating func rewind(refused: Bool = false, held: (file: Int, bytes: Int)? = nil) {
+        inFlight = max(0, inFlight - reading.count - (refused ? 1 : 0))
+        reading = []
+        if let held, files.indices.contains(held.file) { drainHeld[held.file] = held.bytes }
+        draining = true
+        goOnIfReplied()
+    }
+
+    /// Ends a rewind once nothing is in flight: each file from its acknowledged bytes, or from
+    /// the `held` of its last refusal when that is not less.
+    private mutating func goOnIfReplied() {
+        guard draining, inFlight == 0 else { return }
         var bytes = Dictionary(uniqueKeysWithValues: files.indices.map { ($0, acknowledged[$0]) })
-        if let held, files.indices.contains(held.file), held.bytes >= acknowledged[held.file] {
-            bytes[held.file] = held.bytes
-        }
+        for (file, held) in drainHeld where held >= acknowledged[file] { bytes[file] = held }
         resume(held: bytes)
     }
 

@@ -195,11 +195,11 @@ public actor ModalRobot {
         try await settled(id, "the custom answer")
     }
 
-    func signIn(_ id: String) async throws -> WebSignIn.Outcome {
+    func signIn(_ id: String, maxBodyBytes: Int) async throws -> WebSignIn.Outcome {
         guard let form = forms[id], case .webAuthentication(let url, let callbackURL, let scheme, _) = form.modal else {
             throw RobotError("sign in: \(id) is not a web authentication", seen)
         }
-        let outcome = try await WebSignIn.follow(url)
+        let outcome = try await WebSignIn.follow(url, maxBodyBytes: maxBodyBytes)
         switch outcome {
         case .callback(let reached):
             guard let scheme, reached.lowercased().hasPrefix(scheme.lowercased() + ":") else {
@@ -343,10 +343,15 @@ public struct RobotDialog: Sendable {
     /// Signs in to a web authentication as a person's phone would (`WebSignIn.follow`): a
     /// native callback scheme is answered with the address reached; a host-served callback
     /// is fetched, and the host dismisses the modal. Waits for the dismiss either way.
+    /// - Parameter maxBodyBytes: The most bytes of one HTTP answer's body read
+    ///   (`WebSignIn.defaultMaxBodyBytes`, 1 MiB, by default); a longer body is a failure.
     /// - Returns: Where following the address ended.
-    /// - Throws: `WebSignIn.Failure` (the address), `RobotError` (the wrong end, no dismiss).
+    /// - Throws: `WebSignIn.Failure` (the address, a body past `maxBodyBytes`), `RobotError`
+    ///   (the wrong end, no dismiss).
     @discardableResult
-    public func signIn() async throws -> WebSignIn.Outcome { try await robot.signIn(id) }
+    public func signIn(maxBodyBytes: Int = WebSignIn.defaultMaxBodyBytes) async throws -> WebSignIn.Outcome {
+        try await robot.signIn(id, maxBodyBytes: maxBodyBytes)
+    }
 
     /// Leaves the dialog the way its cancel does, and waits for the dismiss.
     /// - Throws: `RobotError` when it has no way out or the dismiss does not come.

@@ -120,7 +120,69 @@ struct DropEdgeTests {
         let refusal = ProtocolError(
             .rateLimited, "more than 2 upload chunks unacknowledged", ref: "upload", id: "p1", file: 0, held: 65_536)
         harness.host(.error(seq: harness.nextSeq(), refusal))
+        // The other chunk in flight gets its reply (§7: the client waits for it); an
+        // acknowledgement after the refusal is of an earlier chunk and does not move `held`.
+        harness.host(.uploadAck(seq: harness.nextSeq(), id: "p1", file: 0, received: 32_768))
         #expect(harness.reads.map(\.offset) == [65_536, 98_304], "from the bytes the host holds, not from 0")
+    }
+
+    /// Sends what the harness was asked to read, each chunk of `length` bytes of 1.
+    private func sendReads(_ harness: inout MachineHarness) {
+        let reads = harness.reads
+        harness.reads = []
+        for read in reads {
+            harness.handle(
+                .chunkRead(
+                    id: "p1", file: read.file, offset: read.offset, bytes: [UInt8](repeating: 1, count: read.length)))
+        }
+    }
+
+    @Test func aPacingRefusalWaitsForTheChunksStillInFlightBeforeGoingOn() {
+        var harness = MachineHarness()
+        harness.welcome()
+        let picker = ModalDescription.photoPicker(selectionLimit: 1, filter: ["image"], maxBytes: 1_000_000)
+        harness.present("p1", picker, uploads: UploadOffer(window: 2))
+        let file = PickedFileInfo(
+            name: "cat.png", mimeType: "image/png", size: 200_000, sha256: String(repeating: "a", count: 64))
+        harness.handle(.picked(id: "p1", files: [file]))
+        sendReads(&harness)
+        // The host stored chunk 0 (its acknowledgement held back for pacing) and refused chunk 1.
+        let refusal = ProtocolError(
+            .rateLimited, "more than 2 upload chunks unacknowledged", ref: "upload", id: "p1", file: 0,
+            held: 32_768, offset: 32_768)
+        harness.host(.error(seq: harness.nextSeq(), refusal))
+        #expect(harness.reads.isEmpty, "chunk 0 is still in flight: its acknowledgement is awaited first")
+        harness.host(.uploadAck(seq: harness.nextSeq(), id: "p1", file: 0, received: 32_768))
+        #expect(harness.reads.map(\.offset) == [32_768, 65_536], "then a full window from what the host holds")
+        sendReads(&harness)
+        harness.host(.uploadAck(seq: harness.nextSeq(), id: "p1", file: 0, received: 65_536))
+        #expect(harness.reads.map(\.offset) == [98_304], "one slot freed, one chunk: never more than 2 in flight")
+    }
+
+    @Test func chunksRefusedBehindAPacingRefusalAreCountedOutNotAStop() {
+        var harness = MachineHarness()
+        harness.welcome()
+        let picker = ModalDescription.photoPicker(selectionLimit: 1, filter: ["image"], maxBytes: 1_000_000)
+        harness.present("p1", picker, uploads: UploadOffer(window: 3))
+        let file = PickedFileInfo(
+            name: "cat.png", mimeType: "image/png", size: 200_000, sha256: String(repeating: "a", count: 64))
+        harness.handle(.picked(id: "p1", files: [file]))
+        #expect(harness.reads.map(\.offset) == [0, 32_768, 65_536])
+        sendReads(&harness)
+        let paced = ProtocolError(
+            .rateLimited, "more than 3 upload chunks unacknowledged", ref: "upload", id: "p1", file: 0,
+            held: 32_768, offset: 32_768)
+        harness.host(.error(seq: harness.nextSeq(), paced))
+        // Chunk 2 was sent before the client knew: it does not continue the bytes held.
+        let behind = ProtocolError(
+            .uploadInvalid, "offset 65536 does not continue file 0 (the host holds 32768 bytes)", ref: "upload",
+            id: "p1", file: 0, held: 32_768, offset: 65_536)
+        harness.host(.error(seq: harness.nextSeq(), behind))
+        #expect(harness.reads.isEmpty, "chunk 0 is still in flight")
+        #expect(!harness.updates.contains { if case .uploadStopped = $0 { true } else { false } })
+        harness.host(.uploadAck(seq: harness.nextSeq(), id: "p1", file: 0, received: 32_768))
+        #expect(harness.reads.map(\.offset) == [32_768, 65_536, 98_304])
+        #expect(!harness.updates.contains { if case .uploadStopped = $0 { true } else { false } })
     }
 
     @Test func aHostRestartEndsEveryModalAndDropsKeptAnswersAsRestarted() {

@@ -128,16 +128,28 @@ struct UploadDefenceTests {
         #expect(MediaSniffer.sniff(Data()) == nil)
     }
 
-    @Test func aFileTrickledInsideTheStallTimeIsDroppedAndAnotherAddressGetsTheBudget() {
+    /// The setup of the slow-file tests: a host whose spool holds 1 MB (at least 4 KiB/s per
+    /// file, a stall after `stallSeconds`), and two clients from the two addresses, each shown
+    /// a 1 MB photo picker.
+    /// - Returns: The harness, the slow client, the other one, and where the other's files arrive.
+    private func tricklerAndBystander(stallSeconds: Double, from peers: (String, String)) -> (
+        HostHarness, TestClient, TestClient, Outcome<[PickedFile]>
+    ) {
         let harness = HostHarness {
-            $0.uploadStallSeconds = 10
+            $0.uploadStallSeconds = stallSeconds
             $0.uploadMinimumBytesPerSecond = 4_096
             $0.maxUploadSpoolBytes = 1_000_000
         }
-        let trickler = harness.pickerClient("trickler", from: "10.0.0.81")
-        let bystander = harness.pickerClient("bystander", from: "10.0.0.82")
+        let trickler = harness.pickerClient("trickler", from: peers.0)
+        let bystander = harness.pickerClient("bystander", from: peers.1)
         harness.presentPhotoPicker(to: trickler, maxBytes: 1_000_000)
         let outcome = harness.presentPhotoPicker(to: bystander, maxBytes: 1_000_000)
+        return (harness, trickler, bystander, outcome)
+    }
+
+    @Test func aFileTrickledInsideTheStallTimeIsDroppedAndAnotherAddressGetsTheBudget() {
+        let (harness, trickler, bystander, outcome) = tricklerAndBystander(
+            stallSeconds: 10, from: ("10.0.0.81", "10.0.0.82"))
         let big = pngSignature + [UInt8](repeating: 3, count: 900_000)
         trickler.send(chunk(Array(big[0..<1_024]), size: big.count))
         harness.settle()
@@ -216,15 +228,8 @@ struct UploadDefenceTests {
     @Test func aFileStartedAgainAtOffsetZeroOverAndOverDoesNotKeepItsReservation() {
         // The outside attack after round three: one byte at offset 0 every 2 s restarted the
         // file's clocks, and its reservation was held for ever.
-        let harness = HostHarness {
-            $0.uploadStallSeconds = 4
-            $0.uploadMinimumBytesPerSecond = 4_096
-            $0.maxUploadSpoolBytes = 1_000_000
-        }
-        let trickler = harness.pickerClient("trickler", from: "10.0.0.91")
-        let bystander = harness.pickerClient("bystander", from: "10.0.0.92")
-        harness.presentPhotoPicker(to: trickler, maxBytes: 1_000_000)
-        let outcome = harness.presentPhotoPicker(to: bystander, maxBytes: 1_000_000)
+        let (harness, trickler, bystander, outcome) = tricklerAndBystander(
+            stallSeconds: 4, from: ("10.0.0.91", "10.0.0.92"))
         let big = pngSignature + [UInt8](repeating: 3, count: 900_000)
         for round in 0..<6 {
             trickler.send(chunk(Array(big[0..<1]), size: big.count))

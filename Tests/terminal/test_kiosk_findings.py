@@ -20,10 +20,11 @@ import pytest
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "python"))
 from grey_picture import GreyPicture  # noqa: E402
+from kiosk_setup import host_and_kiosk  # noqa: E402
 from hosts import ROOT, Host, free_port  # noqa: E402
 from test_kiosk import KIOSK, Tmux  # noqa: E402
 from test_kiosk_options import ScriptedHost  # noqa: E402
-from test_kiosk_unattended import Proxy, start_host  # noqa: E402
+from test_kiosk_unattended import start_host  # noqa: E402
 
 ARTIFACTS = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "artifacts",
                          "terminal")
@@ -155,11 +156,7 @@ def test_an_unreachable_host_shows_its_address_and_why():
 
 
 def test_an_answer_given_offline_is_said_kept_until_it_is_sent():
-    host = Host("--retention", "30")
-    proxy = Proxy(host.port)
-    terminal = Tmux(f"kiosk-offline-{os.getpid()}-{time.monotonic_ns()}",
-                    f"{KIOSK} ws://127.0.0.1:{proxy.port}/ws --name lobby-1 --group lobby")
-    try:
+    with host_and_kiosk("offline", proxied=True) as (host, proxy, terminal):
         terminal.wait_for("[3] Choose country")
         terminal.keys("3")
         terminal.wait_for("== Choose a country ==")
@@ -170,10 +167,6 @@ def test_an_answer_given_offline_is_said_kept_until_it_is_sent():
         capture(terminal, "answer-kept-offline")
         assert "(answer sent" not in terminal.screen()
         terminal.wait_for("Country: Japan", seconds=30)
-    finally:
-        terminal.close()
-        proxy.close()
-        host.stop()
 
 
 def test_back_after_the_retention_it_says_the_session_expired_not_that_the_host_restarted():
@@ -262,10 +255,7 @@ def test_a_picker_reads_ordinary_files_only_and_says_what_it_refused(scripted, p
 
 
 def test_after_a_refused_file_enter_chooses_other_files(tmp_path):
-    host = Host("--retention", "30")
-    kiosk = Tmux(f"kiosk-refused-{os.getpid()}-{time.monotonic_ns()}",
-                 f"{KIOSK} ws://127.0.0.1:{host.port}/ws --name lobby-1 --group lobby")
-    try:
+    with host_and_kiosk("refused") as (host, _, kiosk):
         notes = tmp_path / "notes.txt"
         notes.write_bytes(b"not a photo\n" * 100)
         kiosk.wait_for("[4] Send photos")
@@ -278,9 +268,6 @@ def test_after_a_refused_file_enter_chooses_other_files(tmp_path):
         kiosk.keys("Enter")
         kiosk.wait_for(f"> Files: {notes}")
         kiosk.wait_for("    ^ only images are accepted here")
-    finally:
-        kiosk.close()
-        host.stop()
 
 
 def test_the_sign_in_screen_enter_does_not_cancel_and_refuses_a_script_address(scripted):

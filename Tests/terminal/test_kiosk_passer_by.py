@@ -5,26 +5,16 @@ with their time, a "Not connected" that goes once connected, notices at 40x12. E
 the kiosk before its fix (KIOSK_BIN=<old kiosk> runs them against another build)."""
 import os
 import re
-import subprocess
 import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "python"))
-from hosts import Host  # noqa: E402
 from test_kiosk import KIOSK, Tmux  # noqa: E402
+from kiosk_setup import host_and_kiosk  # noqa: E402
 from test_kiosk_findings import capture  # noqa: E402
-from test_kiosk_unattended import Proxy  # noqa: E402
 
 TIME = r"\(\d\d:\d\d:\d\d\)"
-
-
-def kiosk_through(proxy, name, width=100, height=30):
-    terminal = Tmux(f"kiosk-passer-by-{os.getpid()}-{time.monotonic_ns()}",
-                    f"{KIOSK} ws://127.0.0.1:{proxy.port}/ws --name {name} --group lobby")
-    if (width, height) != (100, 30):
-        subprocess.run(["tmux", "resize-window", "-t", terminal.name, "-x", str(width), "-y", str(height)], check=True)
-    return terminal
 
 
 def attempts_seen(terminal):
@@ -41,10 +31,7 @@ def wait_attempt_at_least(terminal, count, seconds=30):
 
 
 def test_a_host_that_closes_before_answering_is_said_in_plain_words():
-    host = Host("--retention", "30")
-    proxy = Proxy(host.port)
-    kiosk = kiosk_through(proxy, "reasons")
-    try:
+    with host_and_kiosk("passer-by", name="reasons", proxied=True) as (host, proxy, kiosk):
         kiosk.wait_for("| connected")
         # The proxy takes each connection and closes it before the host answers.
         proxy.cut(refuse_seconds=3600)
@@ -53,17 +40,10 @@ def test_a_host_that_closes_before_answering_is_said_in_plain_words():
         capture(kiosk, "reasons-outage")
         assert "read failed" not in screen, screen
         assert "the connection closed before the host answered" in screen, screen
-    finally:
-        kiosk.close()
-        proxy.close()
-        host.stop()
 
 
 def test_the_attempt_count_starts_again_once_connected():
-    host = Host("--retention", "30")
-    proxy = Proxy(host.port)
-    kiosk = kiosk_through(proxy, "attempts")
-    try:
+    with host_and_kiosk("passer-by", name="attempts", proxied=True) as (host, proxy, kiosk):
         kiosk.wait_for("| connected")
         proxy.cut(refuse_seconds=3600)               # a long outage
         wait_attempt_at_least(kiosk, 5)
@@ -73,17 +53,10 @@ def test_the_attempt_count_starts_again_once_connected():
         kiosk.wait_for("(attempt ", seconds=10)
         capture(kiosk, "reasons-fresh-outage")
         assert attempts_seen(kiosk) and max(attempts_seen(kiosk)) <= 3, kiosk.screen()
-    finally:
-        kiosk.close()
-        proxy.close()
-        host.stop()
 
 
 def test_a_refused_file_is_named_and_no_progress_line_stays(tmp_path):
-    host = Host("--retention", "30")
-    kiosk = Tmux(f"kiosk-refused-name-{os.getpid()}-{time.monotonic_ns()}",
-                 f"{KIOSK} ws://127.0.0.1:{host.port}/ws --name lobby-1 --group lobby")
-    try:
+    with host_and_kiosk("refused-name") as (host, _, kiosk):
         notes = tmp_path / "notes.png"
         notes.write_bytes(b"not a photo at all\n" * 100)
         kiosk.wait_for("[4] Send photos")
@@ -97,16 +70,10 @@ def test_a_refused_file_is_named_and_no_progress_line_stays(tmp_path):
         assert "\u201cnotes.png\u201d" in screen, screen
         assert not re.search(r"\bfile \d", screen), screen
         assert "Uploading" not in screen and "0%" not in screen, screen
-    finally:
-        kiosk.close()
-        host.stop()
 
 
 def test_a_single_notice_carries_its_time(tmp_path):
-    host = Host("--retention", "30")
-    kiosk = Tmux(f"kiosk-time-{os.getpid()}-{time.monotonic_ns()}",
-                 f"{KIOSK} ws://127.0.0.1:{host.port}/ws --name lobby-1 --group lobby")
-    try:
+    with host_and_kiosk("time") as (host, _, kiosk):
         kiosk.wait_for("[3] Choose country")
         kiosk.keys("3")
         kiosk.wait_for("== Choose a country ==")
@@ -116,16 +83,10 @@ def test_a_single_notice_carries_its_time(tmp_path):
         kiosk.wait_for("Notices (newest first):")
         capture(kiosk, "notice-time")
         assert re.search(r"SUCCESS: Country: Japan  " + TIME, kiosk.screen()), kiosk.screen()
-    finally:
-        kiosk.close()
-        host.stop()
 
 
 def test_not_connected_goes_once_connected():
-    host = Host("--retention", "30")
-    proxy = Proxy(host.port)
-    kiosk = kiosk_through(proxy, "notices")
-    try:
+    with host_and_kiosk("passer-by", name="notices", proxied=True) as (host, proxy, kiosk):
         kiosk.wait_for("[3] Choose country")
         proxy.cut(refuse_seconds=4)
         kiosk.wait_for("| reconnecting", seconds=10)
@@ -138,18 +99,10 @@ def test_not_connected_goes_once_connected():
         screen = kiosk.screen()
         capture(kiosk, "not-connected-gone")
         assert "Not connected" not in screen, screen
-    finally:
-        kiosk.close()
-        proxy.close()
-        host.stop()
 
 
 def test_at_40x12_the_newest_notice_is_still_shown_under_a_dialog():
-    host = Host("--retention", "30")
-    kiosk = Tmux(f"kiosk-small-{os.getpid()}-{time.monotonic_ns()}",
-                 f"{KIOSK} ws://127.0.0.1:{host.port}/ws --name small --group lobby")
-    subprocess.run(["tmux", "resize-window", "-t", kiosk.name, "-x", "40", "-y", "12"], check=True)
-    try:
+    with host_and_kiosk("small", name="small", size=(40, 12)) as (host, _, kiosk):
         kiosk.wait_for("| connected")
         kiosk.keys("3")
         kiosk.wait_for("== Choose a country ==")
@@ -162,9 +115,6 @@ def test_at_40x12_the_newest_notice_is_still_shown_under_a_dialog():
         capture(kiosk, "notice-at-40x12")
         assert "Terminal too small" not in screen, screen
         assert re.search(r"SUCCESS: Country: Japan  " + TIME, screen), screen
-    finally:
-        kiosk.close()
-        host.stop()
 
 
 def test_a_host_without_the_heartbeat_is_judged_after_a_second_of_silence():
