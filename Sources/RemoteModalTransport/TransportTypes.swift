@@ -43,7 +43,8 @@ public struct TransportStats: Sendable, Equatable {
     public var refusedUpgrades = 0
     /// Refused upgrades and HTTP requests by reason: `path`, `host`, `origin`,
     /// `subprotocol`, `connection_limit`, `address_limit`, `stopping`, `metrics_auth`,
-    /// `address_sockets` (a socket closed on arrival), `method` (a method not served).
+    /// `address_sockets` (a socket closed on arrival), `method` (a method not served),
+    /// `crowded_pending` (a half-finished request cut because the table was nearly full).
     public var refusals: [String: Int] = [:]
     /// Connections closed for an oversized message (1009).
     public var oversizedMessages = 0

@@ -11,7 +11,35 @@ import RemoteModalTransport
 /// closed on arrival; the one socket past the limit is let in so that an upgrade over the
 /// limit is refused in words (503). Sockets from a trusted proxy are not counted here: the
 /// proxy carries many clients, told apart only by their `X-Forwarded-For` at the upgrade.
+///
+/// Many addresses, each inside its limit, can still fill the table together (issue 33,
+/// round four: 40 addresses of 65 half-finished requests kept a bystander out of an
+/// 864-connection table). When a socket arrives in the table's last stretch
+/// (`pendingEvictionMargin` below the descriptors the host accepts), the oldest half-finished
+/// request of the address holding the most of them is cut, so new arrivals keep finding
+/// room; an address with a single half-finished request (a person's browser) is never cut,
+/// and WebSocket connections are never cut for it.
 extension ServiceLoop {
+    /// How far below the accept ceiling the eviction of crowded half-finished requests starts.
+    var pendingEvictionMargin: Int32 { max(8, serviceThreadAcceptCeiling / 32) }
+
+    /// Cuts the oldest half-finished request of the address holding the most of them, when
+    /// it holds at least two; called on the service thread as a socket arrives near the
+    /// ceiling. O(addresses holding half-finished requests), only then.
+    func evictCrowdedPendingSocket() {
+        guard let (address, count) = serviceThreadPendingByAddress.max(by: { $0.value < $1.value }), count >= 2,
+            let victim = serviceThreadPendingOrder[address]?.first
+        else { return }
+        releasePendingSocket(victim)
+        // NB: lws kills it at its next service turn (`LWS_TO_KILL_ASYNC`); the socket's
+        // WSI_DESTROY then finds it no longer counted.
+        lws_set_timeout(victim, PENDING_TIMEOUT_USER_OK, rm_to_kill_async())
+        countRefusal("crowded_pending")
+        logRefusal(
+            "half-finished request from \(address) cut: the connection table is nearly full and that address held "
+                + "\(count) of them")
+    }
+
     /// Whether a newly accepted socket may stay (`FILTER_NETWORK_CONNECTION`).
     func admitsSocket(_ descriptor: Int32) -> Bool {
         guard case .server(let configuration) = role, let peer = Self.peerAddress(ofSocket: descriptor),
@@ -35,6 +63,7 @@ extension ServiceLoop {
         else { return }
         serviceThreadPendingSockets[wsi] = peer
         serviceThreadPendingByAddress[peer, default: 0] += 1
+        serviceThreadPendingOrder[peer, default: []].append(wsi)
     }
 
     /// Stops counting a socket as pending (it was upgraded, or it is gone).
@@ -42,6 +71,10 @@ extension ServiceLoop {
         guard let peer = serviceThreadPendingSockets.removeValue(forKey: wsi) else { return }
         let left = serviceThreadPendingByAddress[peer, default: 1] - 1
         serviceThreadPendingByAddress[peer] = left > 0 ? left : nil
+        if var order = serviceThreadPendingOrder[peer], let index = order.firstIndex(of: wsi) {
+            order.remove(at: index)
+            serviceThreadPendingOrder[peer] = order.isEmpty ? nil : order
+        }
     }
 
     /// A `CONNECT` request: lws 4.1 turns its socket into a raw one with no timeout at all

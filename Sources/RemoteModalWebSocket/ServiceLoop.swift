@@ -100,6 +100,8 @@ final class ServiceLoop: @unchecked Sendable {
     /// (`ServiceLoop+Sockets`). The key is lws's handle, never dereferenced.
     var serviceThreadPendingSockets: [OpaquePointer: String] = [:]
     var serviceThreadPendingByAddress: [String: Int] = [:]
+    /// Each address's half-finished requests, oldest first (at most its limit plus one).
+    var serviceThreadPendingOrder: [String: [OpaquePointer]] = [:]
     let staticFiles: StaticFiles?
     /// `maxConnections` lowered to what the open-file limit allows (set at start).
     var effectiveMaxConnections = Int.max
@@ -382,6 +384,7 @@ final class ServiceLoop: @unchecked Sendable {
         case LWS_CALLBACK_FILTER_NETWORK_CONNECTION:
             // lws passes the accepted descriptor in `in`; nonzero makes it close it.
             let descriptor = Int32(truncatingIfNeeded: Int(bitPattern: input))
+            if descriptor >= serviceThreadAcceptCeiling - pendingEvictionMargin { evictCrowdedPendingSocket() }
             guard descriptor >= serviceThreadAcceptCeiling else { return admitsSocket(descriptor) ? 0 : 1 }
             countRefusal("descriptors")
             logRefusal("connection closed on arrival: descriptor \(descriptor) is in the reserve for files")
