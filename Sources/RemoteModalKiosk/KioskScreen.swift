@@ -143,7 +143,6 @@ public enum KioskScreen {
         let width = max(1, width)
         var top: [Row] = [header(model, width: width, appearance: appearance)]
         top.append(Row(String(repeating: appearance.unicode ? "\u{2500}" : "-", count: width), .dim))
-        if let banner = model.banner { top += wrap(Row(banner, .warning), width: width) }
         if let detail = model.connectionDetail, model.connection != .connected {
             let refused = model.connection == .unauthorized || model.connection == .refused
             top += wrap(Row(detail, refused ? .error : .warning), width: width)
@@ -169,10 +168,24 @@ public enum KioskScreen {
         let essential = (top + body).flatMap { $0.whole ? [$0] : wrap($0, width: width) }
         let needed = essential.reduce(0) { $0 + Self.height(of: $1, width: width) }
         guard width >= minimumWidth, needed <= height else {
-            return tooSmall(width: width, height: height, needed: max(needed, 10), dialog: model.current != nil)
+            return tooSmall(
+                width: width, height: height, needed: max(needed, 10),
+                dialog: model.current.map { $0.escapeRefusal == nil } ?? false)
         }
         var rows = essential
         var room = height - needed
+        if let banner = model.banner, room >= 1 {
+            // The words about the last key, under the divider, in the rows left: they never
+            // make the dialog "too small" (Esc on the requester's copy at 40x12 was stuck there).
+            var said = wrap(Row(banner, .warning), width: width)
+            if said.count > room {
+                said = Array(said.prefix(room))
+                let text = said[room - 1].text
+                said[room - 1] = Row(String(text.prefix(max(0, width - 1))) + "\u{2026}", .warning)
+            }
+            rows.insert(contentsOf: said, at: 2)
+            room -= said.count
+        }
         if let url = model.current?.url, appearance.unicode {
             let at = (rows.firstIndex { $0.whole } ?? rows.count - 1) + 1
             let drawn = KioskQR.rows(url, room: room, width: width, needed: needed, appearance: appearance)
@@ -220,6 +233,7 @@ public enum KioskScreen {
         return Row(spans: [(left, .bold), (state, style)])
     }
 
+    /// `dialog`: a dialog Esc cancels is on show (an alert without Cancel is not one).
     private static func tooSmall(width: Int, height: Int, needed: Int, dialog: Bool) -> [Row] {
         let keys =
             dialog
