@@ -12,6 +12,9 @@ public final class KioskApp: Sendable {
     struct State {
         var model: KioskModel
         var renderPending = false
+        /// When the pending `expire` runs (the client's clock): one at a time, not one per update
+        /// (a flood of notices scheduled 100,000 timers).
+        var expiryPending: Double?
     }
 
     private let state: Mutex<State>
@@ -187,9 +190,21 @@ public final class KioskApp: Sendable {
     /// Moves the model's clock on once words said on top are due to go to the notices.
     private func expire(at expiry: Double?) {
         guard let expiry else { return }
+        let first = state.withLock { state in
+            if let pending = state.expiryPending, pending <= expiry { return false }
+            state.expiryPending = expiry
+            return true
+        }
+        guard first else { return }
         renderQueue.asyncAfter(deadline: .now() + max(0, expiry - seconds()) + 0.05) { [self] in
-            state.withLock { $0.model.tick(now: seconds()) }
+            let next = state.withLock { state in
+                if state.expiryPending == expiry { state.expiryPending = nil }
+                state.model.tick(now: seconds())
+                return state.model.bannerExpiry
+            }
             scheduleRender()
+            // The next change on top (a later notice's end), scheduled once this one is done.
+            expire(at: next)
         }
     }
 

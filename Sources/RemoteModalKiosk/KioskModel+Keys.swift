@@ -201,6 +201,13 @@ extension KioskModel {
             return []
         }
         acted(now: now)
+        if connection == .connected {
+            // Said at once: a silent host takes up to 9 s to be noticed by the heartbeat.
+            let title = Self.clean(control.title)
+            let words = "\u{201C}\(title)\u{201D}: waiting for the host..."
+            waitingTap = WaitingTap(title: title, since: now, words: words)
+            banner = words
+        }
         return [.tap(control.id)]
     }
 

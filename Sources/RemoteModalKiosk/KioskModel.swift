@@ -176,8 +176,12 @@ public struct KioskModel: Sendable {
     public static let checkWindow = 1.0
     /// Seconds after the person's own tap or answer during which screen changes are theirs.
     static let ownChangeWindow = 3.0
-    /// Seconds words said on top (a restart, a late key) stay there before they go to the notices.
+    /// Seconds words said on top (a restart, a late key) and a fresh notice stay there before
+    /// they go to the notices.
     public static let bannerLifetime = 20.0
+    /// Seconds a control tap waits for the host before the kiosk says it got no answer; the
+    /// heartbeat gives a silent host up before (`activeSeconds + timeoutSeconds`, 9 s).
+    public static let tapWaitLimit = 12.0
 
     /// The controls.
     public internal(set) var controls: [ControlItem] = []
@@ -195,6 +199,19 @@ public struct KioskModel: Sendable {
     var bannerNotice: (level: StatusLevel, text: String, time: String)?
     /// When the banner kept as a notice was said (the client's clock).
     var bannerSince = -Double.infinity
+    /// The serial of the notice shown on the top line (the newest, for `bannerLifetime`
+    /// unless a newer one replaces it); the Notices list leaves it out meanwhile.
+    public internal(set) var freshSerial: Int?
+    /// When the fresh notice came (the client's clock).
+    var freshSince = -Double.infinity
+    /// A control tapped while connected that the host has not answered yet (nothing heard
+    /// from it since): its title, when, and the words on top that say it waits.
+    struct WaitingTap: Sendable, Equatable {
+        var title: String
+        var since: Double
+        var words: String
+    }
+    var waitingTap: WaitingTap?
 
     /// The kiosk's name.
     public let name: String
@@ -225,17 +242,6 @@ public struct KioskModel: Sendable {
     var pendingChoice: PendingChoice?
     /// The client's clock at the last key, update or `tick`: what the screen is drawn for.
     public internal(set) var seenAt = -Double.infinity
-
-    /// Moves the model's clock on without an event (a redraw once a check window ends).
-    /// - Parameter now: The client's clock.
-    public mutating func tick(now: Double) {
-        seenAt = max(seenAt, now)
-        // Words said on top go to the notices after a while (a bounded top line).
-        if bannerNotice != nil, seenAt - bannerSince >= Self.bannerLifetime { clearBanner() }
-    }
-
-    /// When the words on top, kept as a notice, go to the notices (`tick` past it), if any.
-    public var bannerExpiry: Double? { bannerNotice == nil ? nil : bannerSince + Self.bannerLifetime }
 
     /// Whether a disabled choice of `open` is still being checked by the host (the person
     /// typed since the host last said which actions are enabled, less than `checkWindow` ago).
@@ -273,6 +279,7 @@ public struct KioskModel: Sendable {
     public mutating func apply(_ update: ClientUpdate, now: Double = 0) {
         tick(now: now)
         defer { screenChanged(now: now) }
+        hostHeard(update)
         switch update {
         case .connection(let state): connectionChanged(state)
         case .controls(let items): controls = items
@@ -328,6 +335,15 @@ public struct KioskModel: Sendable {
 
     mutating func connectionChanged(_ state: ConnectionState) {
         (connection, connectionDetail) = Self.words(for: state, address: address, everConnected: welcomed)
+        if let waiting = waitingTap, case .reconnecting(_, _, let why) = state {
+            // The tap's wait ends with the connection: said of the tap, in the connection's
+            // words (a silent host: "not answering"), never as the person's fault.
+            waitingTap = nil
+            say(
+                .error,
+                "\u{201C}\(waiting.title)\u{201D} got no answer: \(Self.reason(why)). Nothing happened yet; "
+                    + "once the host is back, tap it again if nothing opens.")
+        }
         // The top line about a kept choice follows the connection.
         if let pending = pendingChoice, let open = modals.first(where: { $0.id == pending.id }),
             open.choices.indices.contains(pending.index), banner != nil
@@ -392,40 +408,5 @@ public struct KioskModel: Sendable {
         let theirs = now - lastOwnAction <= Self.ownChangeWindow && ownActionScreen == screen
         screen = shown
         if went, !theirs, connection == .connected { changedByItself = now }
-    }
-
-    /// Clears the banner; what it said stays in the notices.
-    mutating func clearBanner() {
-        banner = nil
-        if let (level, text, time) = bannerNotice { notify(level, text, time: time) }
-        bannerNotice = nil
-    }
-
-    /// Shows words in the banner now and keeps them as a notice once it is cleared.
-    mutating func say(_ level: StatusLevel, _ text: String) {
-        clearBanner()
-        banner = text
-        bannerNotice = (level, text, clock())
-        bannerSince = seenAt
-    }
-
-    /// Adds a notice, stamped `time` (when it happened; now by default).
-    mutating func notify(_ level: StatusLevel, _ text: String, time: String? = nil) {
-        let time = time ?? clock()
-        noticeSerial += 1
-        if let same = notices.firstIndex(where: { $0.level == level && $0.text == text }) {
-            // Six identical notices are one, with a count and the time it last came.
-            var notice = notices.remove(at: same)
-            notice.count += 1
-            notice.time = time
-            notice.serial = noticeSerial
-            notices.append(notice)
-            return
-        }
-        notices.append(Notice(level: level, text: text, serial: noticeSerial, time: time))
-        while notices.count > Self.noticeLimit {
-            let victim = notices.firstIndex { $0.level != .error } ?? 0
-            notices.remove(at: victim)
-        }
     }
 }

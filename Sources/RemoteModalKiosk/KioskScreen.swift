@@ -143,7 +143,6 @@ public enum KioskScreen {
         let width = max(1, width)
         var top: [Row] = [header(model, width: width, appearance: appearance)]
         top.append(Row(String(repeating: appearance.unicode ? "\u{2500}" : "-", count: width), .dim))
-        if let banner = model.banner { top += wrap(Row(banner, .warning), width: width) }
         if let detail = model.connectionDetail, model.connection != .connected {
             let refused = model.connection == .unauthorized || model.connection == .refused
             top += wrap(Row(detail, refused ? .error : .warning), width: width)
@@ -169,52 +168,55 @@ public enum KioskScreen {
         let essential = (top + body).flatMap { $0.whole ? [$0] : wrap($0, width: width) }
         let needed = essential.reduce(0) { $0 + Self.height(of: $1, width: width) }
         guard width >= minimumWidth, needed <= height else {
-            return tooSmall(width: width, height: height, needed: max(needed, 10), dialog: model.current != nil)
+            return tooSmall(
+                width: width, height: height, needed: max(needed, 10),
+                dialog: model.current.map { $0.escapeRefusal == nil } ?? false)
         }
         var rows = essential
         var room = height - needed
+        if let banner = model.banner, room >= 1 {
+            // The words about the last key, under the divider, in the rows left: they never
+            // make the dialog "too small" (Esc on the requester's copy at 40x12 was stuck there).
+            var said = wrap(Row(banner, .warning), width: width)
+            if said.count > room {
+                said = Array(said.prefix(room))
+                let text = said[room - 1].text
+                said[room - 1] = Row(String(text.prefix(max(0, width - 1))) + "\u{2026}", .warning)
+            }
+            rows.insert(contentsOf: said, at: 2)
+            room -= said.count
+        }
         if let url = model.current?.url, appearance.unicode {
             let at = (rows.firstIndex { $0.whole } ?? rows.count - 1) + 1
             let drawn = KioskQR.rows(url, room: room, width: width, needed: needed, appearance: appearance)
             rows.insert(contentsOf: drawn, at: at)
             room -= drawn.count
         }
-        if !model.notices.isEmpty, room >= 3 {
+        var listed = model.notices
+        if let fresh = model.freshNotice, room >= 1 {
+            // The newest notice on the top line, under the words about the connection, for
+            // its lifetime (cut to three rows, its time kept); the list leaves it out meanwhile.
+            let drawn = fitted(fresh, indent: "", width: width, rows: min(3, room))
+            let at = rows.firstIndex { $0.text.hasPrefix("== ") || $0.text.hasPrefix("Controls (") } ?? 2
+            rows.insert(contentsOf: drawn, at: at)
+            room -= drawn.count
+            listed.removeAll { $0.serial == fresh.serial }
+        }
+        if !listed.isEmpty, room >= 3 {
             var notices: [Row] = [Row(""), Row("Notices (newest first):", .bold)]
-            for notice in model.notices.reversed() {
-                notices += wrap(noticeRow(notice, indent: "  "), width: width)
+            for notice in listed.reversed() {
+                let left = room - notices.count
+                guard left > 0 else { break }
+                // The last one that fits is cut with its time kept, not in the middle of it.
+                notices += fitted(notice, indent: "  ", width: width, rows: left)
             }
-            rows += notices.prefix(room)
-        } else if let newest = model.notices.last, room >= 1 {
+            rows += notices
+        } else if let newest = listed.last, room >= 1 {
             // A small terminal (40x12): the newest notice alone, without its heading, cut to
-            // the rows left, rather than none at all.
-            var cut = wrap(noticeRow(newest, indent: ""), width: width)
-            if cut.count > room {
-                cut = Array(cut.prefix(room))
-                let text = cut[room - 1].text
-                cut[room - 1] = Row(String(text.prefix(max(0, width - 1))) + "\u{2026}")
-            }
-            rows += cut
+            // the rows left (its time kept), rather than none at all.
+            rows += fitted(newest, indent: "", width: width, rows: room)
         }
         return rows
-    }
-
-    /// A notice as one row: its level, its text, and when it came (identical notices are
-    /// one, with a count and the time the last came).
-    static func noticeRow(_ notice: Notice, indent: String) -> Row {
-        let style: Style =
-            switch notice.level {
-            case .error: .error
-            case .success: .success
-            // `info`, and a level from a newer host (shown as `info`).
-            default: .info
-            }
-        let when =
-            notice.count > 1
-            ? "  (\(notice.count) times, last at \(notice.time))" : notice.time.isEmpty ? "" : "  (\(notice.time))"
-        return Row(spans: [
-            ("\(indent)\(notice.level.rawValue.uppercased()): ", style), (notice.text, .plain), (when, .dim),
-        ])
     }
 
     private static func header(_ model: KioskModel, width: Int, appearance: Appearance) -> Row {
@@ -231,6 +233,7 @@ public enum KioskScreen {
         return Row(spans: [(left, .bold), (state, style)])
     }
 
+    /// `dialog`: a dialog Esc cancels is on show (an alert without Cancel is not one).
     private static func tooSmall(width: Int, height: Int, needed: Int, dialog: Bool) -> [Row] {
         let keys =
             dialog

@@ -358,7 +358,8 @@ struct KioskLookTests {
         model.receive(.update(seq: 4, id: "m1", actions: [true, true]))
         let lines = KioskScreen.render(
             model, width: 100, height: 30, appearance: KioskScreen.Appearance(colour: true, unicode: true))
-        #expect(lines.contains { $0.contains("\u{1B}[1;31m  ERROR: ") })
+        // A fresh notice, on the top line.
+        #expect(lines.contains { $0.hasPrefix("\u{1B}[1;31mERROR: ") })
         #expect(lines.contains { $0.contains("\u{1B}[1;7m[2] Sign In\u{1B}[0m") })
         let plain = KioskScreen.lines(model, width: 100, height: 30)
         #expect(!plain.joined().contains("\u{1B}"))
@@ -563,8 +564,10 @@ struct KioskTruthfulScreenTests {
         #expect(lines[files + 1] == "    ^ Cannot read /nope.jpg")
         #expect(picker.current?.focus == 0)
 
-        // What is not about a field stays where it was: a host error in the notices.
+        // What is not about a field is not put under one: a host error, fresh, on the top line.
         picker.receive(.error(seq: 5, ProtocolError(.rateLimited, "slow down")))
-        #expect(screen(picker).contains("  ERROR: host: slow down  (12:00:00)"), "with its time, though it came once")
+        lines = screen(picker)
+        #expect(lines[2] == "ERROR: host: slow down  (12:00:00)", "with its time, though it came once")
+        #expect(lines[files + 2] == "    ^ Cannot read /nope.jpg")
     }
 }

@@ -1,0 +1,93 @@
+import RemoteModalClient
+import RemoteModalProtocol
+
+/// The top line and the notices: words said on top, the fresh notice, a tap's wait.
+extension KioskModel {
+    /// Moves the model's clock on without an event (a redraw once a check window ends).
+    /// - Parameter now: The client's clock.
+    public mutating func tick(now: Double) {
+        seenAt = max(seenAt, now)
+        // Words said on top go to the notices after a while (a bounded top line).
+        if bannerNotice != nil, seenAt - bannerSince >= Self.bannerLifetime { clearBanner() }
+        if freshSerial != nil, seenAt - freshSince >= Self.bannerLifetime { freshSerial = nil }
+        if let waiting = waitingTap, seenAt - waiting.since >= Self.tapWaitLimit {
+            // Still connected, so the host answers its heartbeat: it just did nothing visible.
+            waitingTap = nil
+            if banner == waiting.words {
+                banner =
+                    "\u{201C}\(waiting.title)\u{201D} got no answer from the host yet. Tap it again if nothing opens."
+            }
+        }
+    }
+
+    /// When the top line changes by itself next (`tick` past it): the words on top kept as a
+    /// notice go to the notices, the fresh notice goes to the list, a tap's wait ends.
+    public var bannerExpiry: Double? {
+        let due = [
+            bannerNotice == nil ? nil : bannerSince + Self.bannerLifetime,
+            freshSerial == nil ? nil : freshSince + Self.bannerLifetime,
+            waitingTap.map { $0.since + Self.tapWaitLimit },
+        ]
+        return due.compactMap { $0 }.min()
+    }
+
+    /// The notice on the top line, if one is fresh.
+    public var freshNotice: Notice? { freshSerial.flatMap { serial in notices.last { $0.serial == serial } } }
+
+    /// Anything the host sent answers a tap that waits for it (a dialog, the controls, a
+    /// notice, even one about something else: the host is there); the words on top go.
+    mutating func hostHeard(_ update: ClientUpdate) {
+        switch update {
+        case .connection, .offline, .overwhelmed, .answerDropped: return
+        default: break
+        }
+        guard let waiting = waitingTap else { return }
+        waitingTap = nil
+        if banner == waiting.words { banner = nil }
+    }
+
+    /// Clears the banner; what it said stays in the notices.
+    mutating func clearBanner() {
+        banner = nil
+        if let (level, text, time) = bannerNotice { notify(level, text, time: time) }
+        bannerNotice = nil
+    }
+
+    /// Shows words in the banner now and keeps them as a notice once it is cleared.
+    mutating func say(_ level: StatusLevel, _ text: String) {
+        clearBanner()
+        banner = text
+        bannerNotice = (level, text, clock())
+        bannerSince = seenAt
+    }
+
+    /// Adds a notice, stamped `time` (when it happened; now by default). A new one (`time`
+    /// `nil`) is fresh: on the top line for `bannerLifetime`, unless a newer one replaces it;
+    /// words that were on top already (the banner) go straight to the list.
+    mutating func notify(_ level: StatusLevel, _ text: String, time: String? = nil) {
+        let fresh = time == nil
+        let time = time ?? clock()
+        noticeSerial += 1
+        if fresh {
+            freshSerial = noticeSerial
+            freshSince = seenAt
+        } else if let serial = freshSerial, notices.contains(where: { $0.serial == serial && $0.text == text }) {
+            // The fresh one came again as words kept from the top line: no longer fresh.
+            freshSerial = nil
+        }
+        if let same = notices.firstIndex(where: { $0.level == level && $0.text == text }) {
+            // Six identical notices are one, with a count and the time it last came.
+            var notice = notices.remove(at: same)
+            notice.count += 1
+            notice.time = time
+            notice.serial = noticeSerial
+            notices.append(notice)
+            return
+        }
+        notices.append(Notice(level: level, text: text, serial: noticeSerial, time: time))
+        while notices.count > Self.noticeLimit {
+            let victim = notices.firstIndex { $0.level != .error } ?? 0
+            notices.remove(at: victim)
+        }
+    }
+}
