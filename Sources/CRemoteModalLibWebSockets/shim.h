@@ -12,7 +12,7 @@
 static inline size_t rm_lws_pre(void) { return LWS_PRE; }
 
 static inline uint64_t rm_option_do_ssl_global_init(void) { return LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT; }
-/// lws_set_timeout's "kill at the next service turn" (LWS_TO_KILL_ASYNC).
+/// lws_set_timeout's "close it at the next service turn" (LWS_TO_KILL_ASYNC).
 static inline int rm_to_kill_async(void) { return LWS_TO_KILL_ASYNC; }
 static inline uint64_t rm_option_disable_ipv6(void) { return LWS_SERVER_OPTION_DISABLE_IPV6; }
 static inline uint64_t rm_option_fail_on_bind(void) { return LWS_SERVER_OPTION_FAIL_UPON_UNABLE_TO_BIND; }

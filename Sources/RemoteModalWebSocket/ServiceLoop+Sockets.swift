@@ -1,5 +1,6 @@
 import CRemoteModalLibWebSockets
 import Foundation
+import Glibc
 import RemoteModalTransport
 
 /// Accepted sockets before they become WebSocket connections (server role, service thread).
@@ -21,7 +22,7 @@ import RemoteModalTransport
 /// and WebSocket connections are never cut for it.
 extension ServiceLoop {
     /// How far below the accept ceiling the eviction of crowded half-finished requests starts.
-    var pendingEvictionMargin: Int32 { max(8, serviceThreadAcceptCeiling / 32) }
+    var pendingEvictionMargin: Int32 { max(16, serviceThreadAcceptCeiling / 8) }
 
     /// Cuts the oldest half-finished request of the address holding the most of them, when
     /// it holds at least two; called on the service thread as a socket arrives near the
@@ -31,8 +32,16 @@ extension ServiceLoop {
             let victim = serviceThreadPendingOrder[address]?.first
         else { return }
         releasePendingSocket(victim)
-        // NB: lws kills it at its next service turn (`LWS_TO_KILL_ASYNC`); the socket's
-        // WSI_DESTROY then finds it no longer counted.
+        // NB: lws closes a socket politely: `shutdown(SHUT_WR)`, then it waits up to its
+        // timeout for the peer's end of stream, which a crowd never sends, so its descriptor
+        // stayed taken. Shut both ways here first (with a zero linger: a reset, no TIME_WAIT):
+        // lws then reads the end of stream at its next turn and frees the descriptor.
+        let descriptor = Int32(lws_get_socket_fd(victim))
+        if descriptor >= 0 {
+            var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
+            _ = setsockopt(descriptor, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
+            _ = shutdown(descriptor, Int32(SHUT_RDWR))
+        }
         lws_set_timeout(victim, PENDING_TIMEOUT_USER_OK, rm_to_kill_async())
         countRefusal("crowded_pending")
         logRefusal(

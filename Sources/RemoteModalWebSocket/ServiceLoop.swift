@@ -384,7 +384,12 @@ final class ServiceLoop: @unchecked Sendable {
         case LWS_CALLBACK_FILTER_NETWORK_CONNECTION:
             // lws passes the accepted descriptor in `in`; nonzero makes it close it.
             let descriptor = Int32(truncatingIfNeeded: Int(bitPattern: input))
-            if descriptor >= serviceThreadAcceptCeiling - pendingEvictionMargin { evictCrowdedPendingSocket() }
+            if descriptor >= serviceThreadAcceptCeiling - pendingEvictionMargin {
+                // Two for one: the table shrinks back below the margin instead of staying at
+                // its edge, where every other arrival would land in the reserve and be closed.
+                evictCrowdedPendingSocket()
+                evictCrowdedPendingSocket()
+            }
             guard descriptor >= serviceThreadAcceptCeiling else { return admitsSocket(descriptor) ? 0 : 1 }
             countRefusal("descriptors")
             logRefusal("connection closed on arrival: descriptor \(descriptor) is in the reserve for files")
