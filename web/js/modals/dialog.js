@@ -15,6 +15,13 @@ export function el(tag, attributes = {}, ...children) {
   return node;
 }
 
+/** Why the host cannot be heard, as the start of a sentence: "Offline" only when the device
+ *  says it has no network; otherwise the host may as well be down, and the page says only
+ *  what it knows. */
+export function unreachedLead() {
+  return navigator.onLine === false ? "Offline" : "The host cannot be reached";
+}
+
 /** A button whose label keeps its width when it turns into a spinner. */
 export function actionButton(title, { style = "default", preferred = false, enabled = true } = {}) {
   const button = el("button", { type: "button", class: `action ${style}${preferred ? " preferred" : ""}`, disabled: !enabled });
@@ -109,7 +116,7 @@ export class DialogUI {
         }
         // Offline, the host cannot check the fields (nor enable the action): say that, not
         // that they are empty.
-        else if (this.io.isOnline?.() === false) this.refuse("Offline: the host checks what you typed when the connection is back");
+        else if (this.io.isOnline?.() === false) this.refuse(`${unreachedLead()}: what you typed is checked when the connection is back`);
         else this.refuse(this.unavailableReason(preferred));
       });
     }
@@ -293,7 +300,7 @@ export class DialogUI {
   /** The client sent the answer, or keeps it until the connection is back. */
   answerState(sent) {
     this.dialog.classList.toggle("waiting", !sent);
-    this.status.textContent = sent ? "" : "Offline: your answer is kept and will be sent when the connection is back (unless the host has ended this request by then).";
+    this.status.textContent = sent ? "" : `${unreachedLead()}: your answer is kept and will be sent when the connection is back (unless the host has ended this request by then).`;
   }
 
   /** The host refused the answer: the dialog is the person's again, with the reason. */
