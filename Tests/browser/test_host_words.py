@@ -1,7 +1,7 @@
 """Issue #32's cold trial, round two (Chromium against a real modal-host): the page says what
 it knows about a lost host and no more (the browser stays online while the host is down, so
-"offline" would be untrue) and the banner says why it reconnects. Each failed on the page
-before its fix."""
+"offline" would be untrue), a notice once shown keeps its words and the banner says why it
+reconnects. Each failed on the page before its fix."""
 import time
 
 from browser_support import RestartableHost
@@ -35,6 +35,33 @@ def test_an_expiry_while_the_host_was_down_is_not_said_as_the_person_offline(des
         assert notice_messages(page) == [expected]
         assert "offline" not in page.find("dialog.notice").text.lower()
         page.screenshot("expired-host-unreachable")
+        page.assert_no_bad_message()
+    finally:
+        host.stop()
+
+
+def test_a_notice_keeps_its_words_when_a_later_expiry_happens(desktop):
+    """A restart's notice, still on screen, is not rewritten by a later, separate expiry: that
+    one gets its own words."""
+    page = desktop
+    host = short_retention_host(8)
+    try:
+        page.open(host.base)
+        page.composer("Mail")
+        host.terminate()                             # a plain restart: shutdown, then back at once
+        host.start_again()
+        page.wait(20).until(lambda d: any("The host restarted; “New mail” was closed." in m for m in notice_messages(page)))
+        page.wait().until(lambda d: page.connection_state() == "open")
+        first = notice_messages(page)
+        host.kill()                                  # later, a stop past the 8 s retention
+        page.wait(15).until(lambda d: page.connection_state() == "reconnecting")
+        time.sleep(9)
+        host.start_again()
+        page.wait(20).until(lambda d: page.connection_state() == "open")
+        time.sleep(1)
+        assert notice_messages(page) == first, "the earlier notice keeps its words"
+        assert "Your session expired; you have a new session." in page.toasts(), "the expiry is told on its own"
+        page.screenshot("notice-keeps-its-words")
         page.assert_no_bad_message()
     finally:
         host.stop()

@@ -303,12 +303,14 @@ client.addEventListener("error", ({ detail }) => console.warn("host error", deta
 client.addEventListener("sessionLost", ({ detail }) => {
   // Drafts the person saved in the session that is gone come back where the same flow does.
   const drafts = carryDrafts(detail.reason, detail.session);
-  // A notice already on screen (the host shut down with a modal open) says it once, updated;
-  // a toast besides would be a second message about the same event.
+  // A shutdown notice on screen (the host shut down with a modal open) is this same event:
+  // it says how it ended, once, updated (a toast besides would be a second message). It is
+  // then that outcome's notice: a later, separate loss never rewrites it, it gets its own.
   const notices = layer.querySelectorAll('dialog.notice[data-reason="shutdown"]');
   if (notices.length) {
     for (const notice of notices) {
       notice.querySelector(".message").textContent = NOTICES[detail.reason](notice.dataset.name, notice.dataset.carried === "true")[1];
+      notice.dataset.reason = detail.reason;
     }
     return;
   }
