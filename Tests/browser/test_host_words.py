@@ -1,7 +1,8 @@
 """Issue #32's cold trial, round two (Chromium against a real modal-host): the page says what
 it knows about a lost host and no more (the browser stays online while the host is down, so
-"offline" would be untrue), a notice once shown keeps its words and the banner says why it
-reconnects. Each failed on the page before its fix."""
+"offline" would be untrue), a notice once shown keeps its words, the banner says why it
+reconnects, and a flag in the host's words never breaks across lines. Each failed on the
+page before its fix."""
 import time
 
 from browser_support import RestartableHost
@@ -75,3 +76,41 @@ def test_a_killed_host_is_named_in_the_banner_not_only_an_attempt_count(host, de
     text = page.find("#banner-text").text
     assert text.startswith("The host cannot be reached. Reconnecting… attempt "), text
     page.screenshot("banner-host-unreachable")
+
+
+def test_a_flag_in_the_hosts_words_never_breaks_across_lines(host, desktop):
+    """The lone approval's hint names "?group=NAME" and "--group": at every width of its
+    message, each stays on one line."""
+    page = desktop
+    page.open(host.base)
+    page.tap("approve")
+    dialog = page.dialog()
+    message = dialog.find_element("css selector", ".message")
+    assert "(kiosks: --group)" in message.text
+    broken = page.script("""
+        const message = arguments[0];
+        const words = ["--group", "?group=NAME"];
+        const broken = [];
+        for (let width = 120; width <= 640; width += 2) {
+          message.style.width = `${width}px`;
+          const walker = document.createTreeWalker(message, NodeFilter.SHOW_TEXT);
+          const text = message.textContent;
+          for (const word of words) {
+            const start = text.indexOf(word);
+            // The word's characters, by text node: one range over them, its line boxes.
+            let offset = 0, range = document.createRange(), begun = false;
+            for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+              const end = offset + node.data.length;
+              if (!begun && start < end) { range.setStart(node, start - offset); begun = true; }
+              if (begun && start + word.length <= end) { range.setEnd(node, start + word.length - offset); break; }
+              offset = end;
+            }
+            walker.currentNode = message;
+            const tops = new Set([...range.getClientRects()].filter((r) => r.width > 0).map((r) => Math.round(r.top)));
+            if (tops.size !== 1) broken.push(`${word} at ${width}px, on lines at ${[...tops]}`);
+          }
+        }
+        message.style.width = "";
+        return broken;""", message)
+    assert broken == [], broken
+    page.screenshot("flag-on-one-line")

@@ -2,7 +2,7 @@
 import { ModalClient } from "./protocol.js";
 import { resolveSocketURL } from "./socketURL.js";
 import { capabilities } from "./modals/index.js";
-import { openModal, setBusy } from "./modals/dialog.js";
+import { openModal, setBusy, withCodeWords } from "./modals/dialog.js";
 import "./signature.js";
 
 const $ = (selector) => document.querySelector(selector);
@@ -272,7 +272,7 @@ function toast(level, text) {
   box.setAttribute("role", level === "error" ? "alert" : "status");
   const words = document.createElement("span");
   words.className = "toast-text";
-  words.textContent = text;
+  words.append(withCodeWords(text));
   const close = document.createElement("button");
   close.type = "button";
   close.className = "toast-close";

@@ -22,6 +22,24 @@ export function unreachedLead() {
   return navigator.onLine === false ? "Offline" : "The host cannot be reached";
 }
 
+// A command-line flag or an address's query part in words ("--group", "?group=NAME").
+const CODE_WORD = /(?<![\w-])(?:--?[A-Za-z][\w-]*(?:=[^\s),;]*)?|\?[A-Za-z][\w-]*=[^\s),;]*)/g;
+
+/** `text` as nodes, each flag or query part in it a `code-word` span that never breaks
+ *  across lines ("--group" split as "--" / "group" reads as two words). The text is set as
+ *  text, never parsed. */
+export function withCodeWords(text) {
+  const fragment = document.createDocumentFragment();
+  let last = 0;
+  for (const match of text.matchAll(CODE_WORD)) {
+    const word = match[0].replace(/[.:]+$/, "");     // a sentence's full stop is not the flag's
+    fragment.append(text.slice(last, match.index), el("span", { class: "code-word", text: word }));
+    last = match.index + word.length;
+  }
+  fragment.append(text.slice(last));
+  return fragment;
+}
+
 /** A button whose label keeps its width when it turns into a spinner. */
 export function actionButton(title, { style = "default", preferred = false, enabled = true } = {}) {
   const button = el("button", { type: "button", class: `action ${style}${preferred ? " preferred" : ""}`, disabled: !enabled });
@@ -63,7 +81,7 @@ export class DialogUI {
 
   /** A message, announced as the dialog's description. */
   message(text, { className = "message" } = {}) {
-    const node = el("p", { id: `message-${this.id}`, class: className, text: text ?? "" });
+    const node = el("p", { id: `message-${this.id}`, class: className }, withCodeWords(text ?? ""));
     this.dialog.setAttribute("aria-describedby", node.id);
     this.body.append(node);
     return node;
