@@ -151,7 +151,7 @@ def test_enter_while_offline_says_the_connection_is_what_is_missing(host, proxy,
     email.send_keys("ann@example.com")
     password.send_keys("secret")
     password.send_keys(Keys.ENTER)
-    page.wait(3).until(lambda d: "Offline: the host checks what you typed when the connection is back" in dialog.text)
+    page.wait(3).until(lambda d: "The host cannot be reached: what you typed is checked when the connection is back" in dialog.text)
     assert "Fill in the fields first" not in dialog.text
     page.restore_before_retry(proxy)
     dialog.find_element(By.CSS_SELECTOR, ".connection-line button").click()   # Retry now, in the dialog
@@ -177,7 +177,7 @@ def test_a_sign_in_given_offline_is_accepted_after_the_resume(host, proxy, deskt
     proxy.cut()
     page.wait().until(lambda d: "Reconnecting… attempt" in banner_text(page))
     page.button(dialog, "Sign In").click()
-    assert "Offline: your answer is kept" in dialog.find_element(By.CSS_SELECTOR, ".answer-status").text
+    assert "The host cannot be reached: your answer is kept" in dialog.find_element(By.CSS_SELECTOR, ".answer-status").text
     proxy.restore()
     page.wait_toast("Signed in as me@x.io", seconds=15)
     page.no_dialog()
@@ -220,7 +220,7 @@ def test_an_answer_given_offline_waits_visibly_and_arrives_exactly_once(host, pr
     page.wait().until(lambda d: "Reconnecting… attempt" in banner_text(page))
     page.button(dialog, "France").click()
     assert "waiting" in dialog.get_attribute("class")
-    assert "Offline: your answer is kept" in dialog.find_element(By.CSS_SELECTOR, ".answer-status").text
+    assert "The host cannot be reached: your answer is kept" in dialog.find_element(By.CSS_SELECTOR, ".answer-status").text
     assert page.button(dialog, "France").get_attribute("aria-busy") == "true", "the button shows it is waiting"
     page.screenshot("answer-waiting-offline")
     time.sleep(1.5)

@@ -2,7 +2,7 @@
 import { ModalClient } from "./protocol.js";
 import { resolveSocketURL } from "./socketURL.js";
 import { capabilities } from "./modals/index.js";
-import { openModal, setBusy } from "./modals/dialog.js";
+import { openModal, setBusy, withCodeWords } from "./modals/dialog.js";
 import "./signature.js";
 
 const $ = (selector) => document.querySelector(selector);
@@ -71,12 +71,17 @@ let everOpen = false;
 let bannerTimer = null;
 let countdown = null;
 
+/** Why the host cannot be heard, as far as the page knows: "offline" only when the device
+ *  says it has no network (the host being down looks the same from here otherwise). */
+const unreachedWords = () => (navigator.onLine === false ? "You are offline" : "The host cannot be reached");
+
 /** What the banner says while offline: a refusal names the host's reason and when the page
  *  tries again (a 1013 is "try again later": the page keeps trying by itself). */
 function offlineText({ attempt, refusal, retryAt, hostLeft, silent }) {
   if (hostLeft) return `The host went away (it is shutting down or restarting). Reconnecting… attempt ${Math.max(1, attempt)}`;
   if (silent && !refusal) return `The host is not answering. Reconnecting… attempt ${Math.max(1, attempt)}`;
-  if (!refusal) return `Reconnecting… attempt ${Math.max(1, attempt)}`;
+  // No word from the host: the device's own network is the one thing the page can know is gone.
+  if (!refusal) return `${unreachedWords()}. Reconnecting… attempt ${Math.max(1, attempt)}`;
   const lead = refusal.code === 1013 ? "The host refused this page" : "The host closed the connection";
   const seconds = Math.ceil(((retryAt ?? 0) - Date.now()) / 1000);
   return `${lead}: ${refusal.reason}. ${seconds > 0 ? `Retrying in ${seconds} s.` : "Retrying now…"}`;
@@ -267,7 +272,7 @@ function toast(level, text) {
   box.setAttribute("role", level === "error" ? "alert" : "status");
   const words = document.createElement("span");
   words.className = "toast-text";
-  words.textContent = text;
+  words.append(withCodeWords(text));
   const close = document.createElement("button");
   close.type = "button";
   close.className = "toast-close";
@@ -298,12 +303,14 @@ client.addEventListener("error", ({ detail }) => console.warn("host error", deta
 client.addEventListener("sessionLost", ({ detail }) => {
   // Drafts the person saved in the session that is gone come back where the same flow does.
   const drafts = carryDrafts(detail.reason, detail.session);
-  // A notice already on screen (the host shut down with a modal open) says it once, updated;
-  // a toast besides would be a second message about the same event.
+  // A shutdown notice on screen (the host shut down with a modal open) is this same event:
+  // it says how it ended, once, updated (a toast besides would be a second message). It is
+  // then that outcome's notice: a later, separate loss never rewrites it, it gets its own.
   const notices = layer.querySelectorAll('dialog.notice[data-reason="shutdown"]');
   if (notices.length) {
     for (const notice of notices) {
       notice.querySelector(".message").textContent = NOTICES[detail.reason](notice.dataset.name, notice.dataset.carried === "true")[1];
+      notice.dataset.reason = detail.reason;
     }
     return;
   }
@@ -439,10 +446,12 @@ const NOTICES = {
   restarted: (name, carried) => name
     ? [name, `The host restarted; “${name}” was closed.${comesBack(carried)}`]
     : ["Request cancelled", `The host restarted; this request was cancelled.${comesBack(carried)}`],
+  // Away past the retention: the page cannot tell its own network from the host's absence,
+  // so it says what is true in both cases.
   expired: (name, carried) => name
-    ? [name, `Your session expired while you were offline; “${name}” was closed.${comesBack(carried)}`]
-    : ["Request cancelled", `Your session expired while you were offline; this request was cancelled.${comesBack(carried)}`],
-  ended: () => ["Request ended", "This request ended while you were offline."],
+    ? [name, `Your session expired while the host could not be reached; “${name}” was closed.${comesBack(carried)}`]
+    : ["Request cancelled", `Your session expired while the host could not be reached; this request was cancelled.${comesBack(carried)}`],
+  ended: () => ["Request ended", "This request ended while the host could not be reached."],
   timeout: () => ["Request timed out", "This request was open too long and has been withdrawn."],
   shutdown: () => ["Request cancelled", "The host is shutting down; this request was cancelled."],
 };

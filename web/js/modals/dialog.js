@@ -15,6 +15,31 @@ export function el(tag, attributes = {}, ...children) {
   return node;
 }
 
+/** Why the host cannot be heard, as the start of a sentence: "Offline" only when the device
+ *  says it has no network; otherwise the host may as well be down, and the page says only
+ *  what it knows. */
+export function unreachedLead() {
+  return navigator.onLine === false ? "Offline" : "The host cannot be reached";
+}
+
+// A command-line flag or an address's query part in words ("--group", "?group=NAME").
+const CODE_WORD = /(?<![\w-])(?:--?[A-Za-z][\w-]*(?:=[^\s),;]*)?|\?[A-Za-z][\w-]*=[^\s),;]*)/g;
+
+/** `text` as nodes, each flag or query part in it a `code-word` span that never breaks
+ *  across lines ("--group" split as "--" / "group" reads as two words). The text is set as
+ *  text, never parsed. */
+export function withCodeWords(text) {
+  const fragment = document.createDocumentFragment();
+  let last = 0;
+  for (const match of text.matchAll(CODE_WORD)) {
+    const word = match[0].replace(/[.:]+$/, "");     // a sentence's full stop is not the flag's
+    fragment.append(text.slice(last, match.index), el("span", { class: "code-word", text: word }));
+    last = match.index + word.length;
+  }
+  fragment.append(text.slice(last));
+  return fragment;
+}
+
 /** A button whose label keeps its width when it turns into a spinner. */
 export function actionButton(title, { style = "default", preferred = false, enabled = true } = {}) {
   const button = el("button", { type: "button", class: `action ${style}${preferred ? " preferred" : ""}`, disabled: !enabled });
@@ -56,7 +81,7 @@ export class DialogUI {
 
   /** A message, announced as the dialog's description. */
   message(text, { className = "message" } = {}) {
-    const node = el("p", { id: `message-${this.id}`, class: className, text: text ?? "" });
+    const node = el("p", { id: `message-${this.id}`, class: className }, withCodeWords(text ?? ""));
     this.dialog.setAttribute("aria-describedby", node.id);
     this.body.append(node);
     return node;
@@ -109,7 +134,7 @@ export class DialogUI {
         }
         // Offline, the host cannot check the fields (nor enable the action): say that, not
         // that they are empty.
-        else if (this.io.isOnline?.() === false) this.refuse("Offline: the host checks what you typed when the connection is back");
+        else if (this.io.isOnline?.() === false) this.refuse(`${unreachedLead()}: what you typed is checked when the connection is back`);
         else this.refuse(this.unavailableReason(preferred));
       });
     }
@@ -293,7 +318,7 @@ export class DialogUI {
   /** The client sent the answer, or keeps it until the connection is back. */
   answerState(sent) {
     this.dialog.classList.toggle("waiting", !sent);
-    this.status.textContent = sent ? "" : "Offline: your answer is kept and will be sent when the connection is back (unless the host has ended this request by then).";
+    this.status.textContent = sent ? "" : `${unreachedLead()}: your answer is kept and will be sent when the connection is back (unless the host has ended this request by then).`;
   }
 
   /** The host refused the answer: the dialog is the person's again, with the reason. */
