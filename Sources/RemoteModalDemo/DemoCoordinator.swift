@@ -132,6 +132,17 @@ final class ApprovalCoordinator: SessionCoordinator<Void>, @unchecked Sendable {
             session.client.group == nil
             ? ". Nobody else can approve it: open the page twice with ?group=NAME (kiosks: --group)." : ""
         let requesterID = session.id
+        let requesterName = session.client.name
+        // Who else holds a copy, for the words when the requester's session ends (its retention
+        // ran out: its screen left for good). Read now: once the session is gone the host no
+        // longer knows its group. At a shutdown the alert has already failed (and this watch is
+        // disposed) before sessions end, so nobody is told a screen left.
+        let others = session.groupSessions.filter { $0.id != requesterID }
+        let requesterLeft = session.ended.subscribe(onNext: { _ in
+            for member in others {
+                member.notify("Approval request ended: \(requesterName)'s screen left", level: .info)
+            }
+        })
         return RemoteModal.alert(
             presenter: Presenter.sameGroup(as: session).disablingActions(
                 [0], for: session,
@@ -171,6 +182,7 @@ final class ApprovalCoordinator: SessionCoordinator<Void>, @unchecked Sendable {
                 return reportFailure(error, "Approval", to: [session])
             }
         }
+        .do(onDispose: { requesterLeft.dispose() })
     }
 }
 
