@@ -269,3 +269,33 @@ def test_a_20_mb_photo_is_read_chunk_by_chunk_hash_included(desktop, tmp_path):
               f" WebCrypto of the whole file {figure['hashWholeWebCryptoMs']:.0f} ms")
     finally:
         big.stop()
+
+
+def test_pacing_refusals_wait_for_the_chunks_in_flight_and_the_upload_arrives(page, tmp_path, paced_host):
+    # A page that keeps a window twice the host's (16 chunks, the host allows 8) on a paced
+    # host: the chunks past the host's window are refused `rate_limited` while the earlier
+    # ones wait for their held-back acknowledgements. docs/protocol.md §7: the page sends
+    # nothing until every chunk in flight has its reply (those refused behind are counted
+    # out, not a stop), then goes on from the last error's `held`; it is never refused for
+    # sending from behind what the host holds.
+    paced = paced_host(2_000_000)
+    make_big_file(tmp_path / "big.png", SIZE)
+    page.open(paced.base)
+    dialog = pick(page, tmp_path / "big.png")
+    modal_id = page.modal_id(dialog)
+    page.script("window.remoteModal.machine.pickers.get(arguments[0]).window = 16;", modal_id)
+    page.button(dialog, "Send").click()
+    page.wait_toast(received_photos(1, SIZE), seconds=90)
+    page.no_dialog()
+    errors = page.received("error")
+    paced_refusals = [e for e in errors if e["code"] == "rate_limited"]
+    assert paced_refusals, "the page's window was past the host's: some chunks were refused for pacing"
+    assert all(e.get("offset") is not None and e.get("held") is not None for e in paced_refusals), paced_refusals[:3]
+    # A chunk that reached the host after one refused for pacing (and after an acknowledgement
+    # freed a slot) does not continue the bytes held: refused in turn, never shown as a failure.
+    behind = [e for e in errors if e["code"] == "upload_invalid"]
+    assert all("does not continue" in e["message"] for e in behind), behind[:3]
+    assert upload_offsets(page, modal_id).count(0) == 1, "never started again"
+    # Every chunk sent had exactly one reply.
+    assert len(page.received("uploadAck")) + len(paced_refusals) + len(behind) == len(page.sent("upload", id=modal_id))
+    page.assert_no_bad_message()

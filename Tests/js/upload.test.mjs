@@ -284,3 +284,49 @@ test("chunks met by silence give the connection up, and the upload goes on after
   client.close();
   await settle();
 });
+
+test("a pacing refusal with chunks still in flight is bounded by the reply watchdog: a host that never answers them is given up", async (t) => {
+  mock.timers.enable({ apis: ["setTimeout"] });
+  t.after(() => mock.timers.reset());
+  const { client, socket } = welcomed({ answerTimeoutMs: 40 });
+  socket.receive(picker("m1", 1, { uploadWindow: 3 }));
+  const upload = client.upload("m1", [file("a.png", CHUNK_BYTES * 6)]);
+  await settle();
+  assert.equal(socket.messages("upload").length, 3);
+  socket.receive({ type: "error", seq: 2, code: "rate_limited", ref: "upload", id: "m1", file: 0, offset: CHUNK_BYTES,
+                   held: CHUNK_BYTES, message: "more than 3 upload chunks unacknowledged; wait for uploadAck" });
+  await settle();
+  mock.timers.tick(30);
+  await settle();
+  assert.equal(client.state, "open");
+  assert.equal(socket.messages("upload").length, 3, "chunks 0 and 2 are still in flight: nothing is sent");
+  // The error was heard (which ends the watchdog of the chunks sent), yet two chunks have no reply.
+  mock.timers.tick(30);
+  await settle();
+  assert.equal(client.state, "reconnecting", "the pause ends with the connection given up, not a stuck bar");
+  upload.stop();
+  client.close();
+  await settle();
+});
+
+test("after a pacing refusal nothing is sent until every chunk in flight has its reply; a chunk refused behind it is counted out, not a stop", async () => {
+  const { client, socket } = welcomed();
+  socket.receive(picker("m1", 1, { uploadWindow: 3 }));
+  const progress = [];
+  client.upload("m1", [file("a.png", CHUNK_BYTES * 6)], (p) => progress.push(p));
+  await settle();
+  // Chunk 0 stored (its acknowledgement held back), chunk 1 refused for pacing, chunk 2 refused behind it.
+  socket.receive({ type: "error", seq: 2, code: "rate_limited", ref: "upload", id: "m1", file: 0, offset: CHUNK_BYTES,
+                   held: CHUNK_BYTES, message: "more than 3 upload chunks unacknowledged; wait for uploadAck" });
+  socket.receive({ type: "error", seq: 3, code: "upload_invalid", ref: "upload", id: "m1", file: 0, offset: 2 * CHUNK_BYTES,
+                   held: CHUNK_BYTES, message: "offset 65536 does not continue file 0 ('a.png'): the host holds 32768 bytes" });
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  await settle();
+  assert.equal(socket.messages("upload").length, 3, "chunk 0 is still in flight: nothing is sent, not even after 250 ms");
+  assert.notEqual(progress.at(-1).state, "failed", "a chunk refused behind a pacing refusal is counted out, not a stop");
+  socket.receive({ type: "uploadAck", seq: 4, id: "m1", file: 0, received: CHUNK_BYTES });
+  await settle();
+  assert.deepEqual(socket.messages("upload").slice(3).map((c) => c.offset), [CHUNK_BYTES, 2 * CHUNK_BYTES, 3 * CHUNK_BYTES],
+                   "a full window from the held bytes once every chunk has its reply");
+  client.close();
+});

@@ -60,11 +60,27 @@ export const outboxMethods = {
     this.emit("error", detail);
     if (message.ref === "hello" && this.state !== "open" && this.link) return this.helloRefused(message);
     if (message.code === "rate_limited" && message.ref === "upload") {
-      // A newer host names the modal, the file and what it holds of it: that upload goes on
-      // from there; every other one (or every one, for an older host) from its acknowledgements.
+      // A host that names the refused chunk (`id`, `file`, `offset`, docs/protocol.md §7): its
+      // upload counts it out, every upload sends nothing until its chunks in flight have their
+      // replies (the window is the connection's), then goes on from the last error's `held`.
+      if (Number.isInteger(message.offset) && Number.isInteger(message.file) && typeof message.id === "string") {
+        const reply = { file: message.file, offset: message.offset, held: message.held };
+        for (const upload of this.uploads.values()) upload.paced(upload.id === message.id ? reply : null);
+        return undefined;
+      }
+      // An older host names no chunk: each upload goes on from its acknowledgements (or from
+      // the held bytes the error names), after a pause.
       const held = Number.isInteger(message.file) ? { file: message.file, held: message.held } : null;
       for (const upload of this.uploads.values()) upload.throttled(upload.id === message.id ? held : null);
       return undefined;
+    }
+    if (message.code === "upload_invalid" && message.ref === "upload" && typeof message.id === "string") {
+      // A chunk refused behind a pacing refusal was sent before the page could know (§7):
+      // one more reply counted out, not a stop.
+      const upload = this.uploads.get(message.id);
+      if (upload?.draining && upload.awaits(message.file, message.offset)) {
+        return upload.paced({ file: message.file, offset: message.offset, held: message.held });
+      }
     }
     if (message.code === "upload_invalid") {
       // A newer host names the modal (`id`), the file and the bytes it holds of it (`file`,

@@ -25,7 +25,9 @@ export class UploadPlan {
     this.acked = files.map(() => 0);
     this.next = files.map(() => 0);
     this.complete = files.map(() => false);
-    this.inFlight = [];                 // {file, end} of chunks asked for or sent, not yet acknowledged
+    this.inFlight = [];                 // {file, offset, end, sent} of chunks asked for or sent, not yet answered
+    this.draining = false;              // after a pacing refusal: nothing is sent until inFlight is empty
+    this.drainHeld = new Map();         // while draining, per file, the `held` of its last error
     this.state = "sending";
     this.error = null;
     this.generation = 0;                // bumped whenever offsets are reset (a chunk read before is stale)
@@ -50,6 +52,7 @@ export class UploadPlan {
   applyReceived(received) {
     this.generation += 1;
     this.inFlight = [];
+    this.endDrain();
     this.files.forEach((file, index) => {
       const held = received.find((entry) => entry?.file === index)?.bytes ?? 0;
       const bytes = Number.isInteger(held) && held >= 0 && held <= file.size ? held : 0;
@@ -74,6 +77,7 @@ export class UploadPlan {
 
   /** Fills the window: asks for the next chunks' bytes, or finishes. */
   pump() {
+    if (this.draining) return;
     while (this.state === "sending" && this.inFlight.length < this.window && this.isOpen()) {
       const index = this.nextFile();
       if (index < 0) break;
@@ -82,7 +86,7 @@ export class UploadPlan {
       const end = Math.min(file.size, offset + CHUNK_BYTES);
       this.next[index] = end;
       if (file.size === 0) (this.sentEmpty ??= {})[index] = true;
-      this.inFlight.push({ file: index, end });
+      this.inFlight.push({ file: index, offset, end, sent: false });
       this.machine.act({ do: "read", id: this.id, serial: this.serial, file: index, offset, end, generation: this.generation });
     }
     this.finishIfComplete();
@@ -92,6 +96,8 @@ export class UploadPlan {
   chunkRead({ file: index, offset, end, generation, bytes }) {
     if (generation !== this.generation || this.state !== "sending" || !this.isOpen()) return;
     const file = this.files[index];
+    const chunk = this.inFlight.find((pending) => pending.file === index && pending.offset === offset && !pending.sent);
+    if (chunk) chunk.sent = true;
     this.machine.sendChunk({
       type: "upload", id: this.id, file: index, name: file.name, mimeType: mimeOf(file), size: file.size,
       offset, data: toBase64(bytes), last: end >= file.size,
