@@ -23,12 +23,14 @@ extension KioskModel {
         if key == .escape, open.answered || open.uploading { return leave(open) }
         defer { if !modals.isEmpty, modals[0].id == open.id { modals[0] = open } }
         if open.uploadError != nil, open.upload != nil {
+            // Refused for good: [1] Cancel, [2] Choose other files; else [2] is Try again.
+            let final = open.uploadRefusedForGood
             switch key {
             case .character("1"), .escape: return leave(open)
-            case .character("2"):
+            case .character("2") where !final:
                 open.uploadError = nil
                 return [.retryUpload(id: open.id)]
-            case .character("3"), .enter:
+            case .character("3") where !final, .character("2"), .enter:
                 // Back to the paths (the default: the same files would be refused again).
                 if !open.fields.isEmpty { open.fields[0].error = open.uploadError }
                 open.uploadError = nil

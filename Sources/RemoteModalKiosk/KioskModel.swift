@@ -126,6 +126,13 @@ public struct KioskModel: Sendable {
         public var choices: [ModalForm.Choice] { form.choices }
         /// Whether an answer is on its way or kept.
         public var answered: Bool { answer != .none }
+        /// Whether the host refused the files themselves (a kind the picker does not take,
+        /// more bytes or files than it takes): the same files would only be refused again, so
+        /// the kiosk offers other files and Cancel, no retry (as the page does).
+        public var uploadRefusedForGood: Bool {
+            guard let error = uploadError else { return false }
+            return ["accepted here", "add up to more than", "past the selection limit"].contains { error.contains($0) }
+        }
         /// Whether the files are on their way (read, sending, or waiting for a reconnect).
         public var uploading: Bool { reading || (upload != nil && uploadError == nil && !answered) }
 

@@ -292,10 +292,12 @@ public enum KioskScreen {
         }
         let refused = open.uploadError != nil && open.upload != nil
         if refused {
-            // Enter chooses other files: the same ones would only be refused again.
+            // Enter chooses other files: the same ones would only be refused again. Refused
+            // for what they are (their kind, their size), no retry is offered at all.
             rows.append(Row("  [1] Cancel"))
-            rows.append(Row("  [2] Try again"))
-            rows.append(Row(spans: [("  [3] Choose other files", .preferred), (enterMarker, .bold)]))
+            let other = open.uploadRefusedForGood ? 2 : 3
+            if other == 3 { rows.append(Row("  [2] Try again")) }
+            rows.append(Row(spans: [("  [\(other)] Choose other files", .preferred), (enterMarker, .bold)]))
         } else if !busy {
             for (index, choice) in open.choices.enumerated() {
                 let isDefault = open.defaultChoice == index && onChoices
@@ -376,6 +378,7 @@ public enum KioskScreen {
 
     /// What the keys do for the modal on screen; only what is true.
     static func hint(_ open: KioskModel.OpenModal, refused: Bool) -> String {
+        if refused, open.uploadRefusedForGood { return "1 or Esc cancels; 2 or Enter chooses other files." }
         if refused { return "1 or Esc cancels; 2 tries the same files again; 3 or Enter chooses other files." }
         if open.uploading { return "Esc cancels the upload." }
         if open.answered { return "Esc stops waiting and cancels." }
