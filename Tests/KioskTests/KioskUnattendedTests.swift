@@ -98,7 +98,7 @@ struct KioskUnattendedTests {
         kiosk.receive(.welcome(session: "s2", resumed: false, retentionSeconds: 60))
         #expect(
             kiosk.banner
-                == "The session expired while this kiosk was offline: \u{201C}Choose a country\u{201D} was cancelled. "
+                == "The session expired while the host could not be reached: \u{201C}Choose a country\u{201D} was cancelled. "
                 + "Start again from the controls.")
         var empty = welcomed()
         empty.drop()

@@ -183,7 +183,7 @@ def test_back_after_the_retention_it_says_the_session_expired_not_that_the_host_
         time.sleep(5)  # longer than the session's 2 s retention
         host = start_host_with(port, "--retention", "2")
         terminal.wait_for("| connected", seconds=15)
-        terminal.wait_for("The session expired while this kiosk was offline: \u201cChoose a country\u201d was cancelled.")
+        terminal.wait_for("The session expired while the host could not be reached: \u201cChoose a country\u201d was cancelled.")
         capture(terminal, "session-expired")
         assert "The host restarted" not in terminal.screen()
     finally:
