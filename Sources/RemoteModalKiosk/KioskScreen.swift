@@ -165,6 +165,10 @@ public enum KioskScreen {
             }
             body.append(Row("Ctrl-C quits.", .dim))
         }
+        // A composer's key hint takes the rows left, first: Mail (its four address lines,
+        // body and three choices) then fits 40x12 without it, rather than "too small".
+        var keyHint: [Row] = []
+        if let open = model.current, isComposer(open), let last = body.popLast() { keyHint = wrap(last, width: width) }
         let essential = (top + body).flatMap { $0.whole ? [$0] : wrap($0, width: width) }
         let needed = essential.reduce(0) { $0 + Self.height(of: $1, width: width) }
         guard width >= minimumWidth, needed <= height else {
@@ -174,6 +178,10 @@ public enum KioskScreen {
         }
         var rows = essential
         var room = height - needed
+        if keyHint.count <= room {
+            rows += keyHint
+            room -= keyHint.count
+        }
         if let banner = model.banner, room >= 1 {
             // The words about the last key, under the divider, in the rows left: they never
             // make the dialog "too small" (Esc on the requester's copy at 40x12 was stuck there).
@@ -248,6 +256,14 @@ public enum KioskScreen {
     }
 
     static func title(_ open: KioskModel.OpenModal) -> String { KioskModel.title(of: open.modal) }
+
+    /// Whether the dialog is a mail or message composer (its key hint is drawn only if it fits).
+    static func isComposer(_ open: KioskModel.OpenModal) -> Bool {
+        switch open.modal {
+        case .mailComposer, .messageComposer: true
+        default: false
+        }
+    }
 
     static func modalRows(_ open: KioskModel.OpenModal, model: KioskModel, width: Int) -> [Row] {
         var rows: [Row] = [Row("== \(title(open)) ==", .title)]

@@ -120,8 +120,9 @@ struct KioskColdTrialTests {
 
     @Test func aHiddenFormTakesEscapeAloneAndSaysSo() {
         var kiosk = welcomed(mail)
-        #expect(!KioskScreen.fits(kiosk.model, width: 40, height: 12))
-        let small = kiosk.screen(width: 40, height: 12)
+        // Mail fits 40x12 without its key hint since round two; 40x11 is too small for it.
+        #expect(!KioskScreen.fits(kiosk.model, width: 40, height: 11))
+        let small = kiosk.screen(width: 40, height: 11)
         #expect(small.contains("Terminal too small"))
         #expect(words(small).contains("Keys are ignored until then, but Esc cancels the dialog"), "\(small)")
         for key in [Key.character("x"), .enter, .tab, .backspace] {
@@ -230,5 +231,17 @@ struct KioskColdTrialSignInTests {
         #expect(
             screen.contains("\u{201C}Approve request?\u{201D} ended while the host could not be reached."), "\(screen)")
         #expect(!screen.contains("offline"), "\(screen)")
+    }
+
+    @Test func mailFits40x12WithoutItsKeyHintAndShowsItWhereItFits() {
+        let demoMail = ModalDescription.mailComposer(
+            to: ["support@example.com"], cc: [], bcc: [], subject: "Hello", body: "Hello World!", isHTML: false)
+        var kiosk = welcomed(demoMail)
+        #expect(KioskScreen.fits(kiosk.model, width: 40, height: 12), "\(kiosk.screen(width: 40, height: 12))")
+        #expect(kiosk.screen(width: 40, height: 13).contains("Esc cancels."))
+        for _ in 0..<4 { kiosk.press(.tab) }  // the body: a hint of two rows at 40 columns
+        #expect(KioskScreen.fits(kiosk.model, width: 40, height: 12), "\(kiosk.screen(width: 40, height: 12))")
+        #expect(!kiosk.screen(width: 40, height: 13).contains("Esc cancels."), "a hint is whole or not drawn")
+        #expect(kiosk.screen(width: 40, height: 14).contains("Esc cancels."))
     }
 }

@@ -2,9 +2,10 @@
 modal-host): a host down past its retention is not told as the kiosk offline; the requester's
 "waiting for another screen" goes with its dialog; an answer the host took across a lost
 connection is told as taken, not as "ended while offline"; a file refused for what it is
-offers other files and Cancel, not "Try again". Each failed on the kiosk
+offers other files and Cancel, not "Try again"; Mail fits 40x12. Each failed on the kiosk
 before (KIOSK_BIN runs them against another build)."""
 import os
+import subprocess
 import sys
 import time
 
@@ -147,3 +148,30 @@ def test_a_file_refused_for_its_kind_offers_other_files_and_cancel_not_try_again
         kiosk.keys("Escape")
         kiosk.wait_for("Controls (press a number):")
 
+
+def test_mail_fits_40x12():
+    with host_and_kiosk("mail-40x12", size=(40, 12)) as (host, _, kiosk):
+        kiosk.wait_for("[2] Contact us")
+        kiosk.keys("2")
+        kiosk.wait_for("== Contact us ==")
+        kiosk.keys("1")
+        kiosk.wait_for("== New mail ==")
+        time.sleep(0.5)
+        capture(kiosk, "mail-40x12")
+        screen = kiosk.screen()
+        assert "Terminal too small" not in screen, screen
+        for line in ("> To: ", "Subject: ", "| Hello World!", "[1] Cancel", "[2] Save draft", "[3] Send"):
+            assert line in screen, screen
+        # On to the body (its key hint takes two rows at 40 columns): still shown, and typed in.
+        kiosk.keys("Tab", "Tab", "Tab", "Tab", " from lobby")
+        kiosk.wait_for("| Hello World! from lobby")
+        capture(kiosk, "mail-body-40x12")
+        assert "Terminal too small" not in kiosk.screen(), kiosk.screen()
+        # With the rows for it, the key hint is there.
+        subprocess.run(["tmux", "resize-window", "-t", kiosk.name, "-x", "40", "-y", "16"], check=True)
+        wait_for_words(kiosk, "Enter: new line, Tab: next. Up: back. Esc twice: discard and cancel.", seconds=5)
+        capture(kiosk, "mail-body-40x16")
+        kiosk.keys("Escape")
+        wait_for_words(kiosk, "Press Escape again to discard what you wrote.", seconds=5)
+        kiosk.keys("Escape")
+        kiosk.wait_for("Controls (press a number):")
