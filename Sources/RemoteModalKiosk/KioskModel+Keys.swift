@@ -23,12 +23,14 @@ extension KioskModel {
         if key == .escape, open.answered || open.uploading { return leave(open) }
         defer { if !modals.isEmpty, modals[0].id == open.id { modals[0] = open } }
         if open.uploadError != nil, open.upload != nil {
+            // Refused for good: [1] Cancel, [2] Choose other files; else [2] is Try again.
+            let final = open.uploadRefusedForGood
             switch key {
             case .character("1"), .escape: return leave(open)
-            case .character("2"):
+            case .character("2") where !final:
                 open.uploadError = nil
                 return [.retryUpload(id: open.id)]
-            case .character("3"), .enter:
+            case .character("3") where !final, .character("2"), .enter:
                 // Back to the paths (the default: the same files would be refused again).
                 if !open.fields.isEmpty { open.fields[0].error = open.uploadError }
                 open.uploadError = nil
@@ -45,12 +47,12 @@ extension KioskModel {
         switch key {
         case .escape:
             if let refusal = open.escapeRefusal {
-                banner = refusal
+                hint(refusal, on: open)
                 return []
             }
             if open.escapeAsksFirst {
                 open.discardArmed = true
-                banner = "Press Escape again to discard what you wrote."
+                hint("Press Escape again to discard what you wrote.", on: open)
                 return []
             }
             if let cancel = open.choices.firstIndex(where: { $0.style == .cancel && $0.enabled }) {
@@ -141,18 +143,20 @@ extension KioskModel {
     /// chosen as soon as the host enables it (`takeDueChoice`), as the page does.
     mutating func refuse(_ index: Int, in open: OpenModal, now: Double) {
         let choice = open.choices[index]
+        let words: String
         if open.hostChecking || now - open.typedAt < Self.checkWindow {
             // The host has not judged what was typed (a silent one neither): kept, never the rule.
-            banner = Self.checkingWords(choice.title, connected: connection == .connected)
+            words = Self.checkingWords(choice.title, connected: connection == .connected)
             pendingChoice = PendingChoice(id: open.id, index: index, until: open.typedAt + Self.checkWindow)
         } else if connection != .connected {
-            banner = "\u{201C}\(choice.title)\u{201D}\(Self.waitsWhileOffline)"
+            words = "\u{201C}\(choice.title)\u{201D}\(Self.waitsWhileOffline)"
         } else if let explanation = choice.explanation {
-            banner = "\u{201C}\(choice.title)\u{201D} is not available yet: \(Self.clean(explanation))"
+            words = "\u{201C}\(choice.title)\u{201D} is not available yet: \(Self.clean(explanation))"
         } else {
             let reason = open.fields.isEmpty ? "right now" : "with what is filled in"
-            banner = "\u{201C}\(choice.title)\u{201D} is not available \(reason)."
+            words = "\u{201C}\(choice.title)\u{201D} is not available \(reason)."
         }
+        hint(words, on: open)
     }
 
     /// What the top line says of a choice kept while the host judges what was typed: checking
@@ -275,7 +279,7 @@ extension KioskModel {
                 open.focus = field
                 open.fields[field].caret = open.fields[field].text.count
             } else {
-                banner = error.message
+                hint(error.message, on: open)
             }
             return []
         }

@@ -53,6 +53,12 @@ extension KioskModel {
         bannerNotice = nil
     }
 
+    /// Shows words about the dialog `open` on top; they go when it goes (or the next key).
+    mutating func hint(_ text: String, on open: OpenModal) {
+        banner = text
+        dialogHint = (open.id, text)
+    }
+
     /// Shows words in the banner now and keeps them as a notice once it is cleared.
     mutating func say(_ level: StatusLevel, _ text: String) {
         clearBanner()

@@ -126,6 +126,13 @@ public struct KioskModel: Sendable {
         public var choices: [ModalForm.Choice] { form.choices }
         /// Whether an answer is on its way or kept.
         public var answered: Bool { answer != .none }
+        /// Whether the host refused the files themselves (a kind the picker does not take,
+        /// more bytes or files than it takes): the same files would only be refused again, so
+        /// the kiosk offers other files and Cancel, no retry (as the page does).
+        public var uploadRefusedForGood: Bool {
+            guard let error = uploadError else { return false }
+            return ["accepted here", "add up to more than", "past the selection limit"].contains { error.contains($0) }
+        }
         /// Whether the files are on their way (read, sending, or waiting for a reconnect).
         public var uploading: Bool { reading || (upload != nil && uploadError == nil && !answered) }
 
@@ -195,6 +202,9 @@ public struct KioskModel: Sendable {
     public internal(set) var modals: [OpenModal] = []
     /// Something the person must read first; cleared by the next key (it stays a notice).
     public internal(set) var banner: String?
+    /// The dialog the words on top are about (a rule, a refusal, a choice kept), with those
+    /// words: they go when that dialog goes.
+    var dialogHint: (id: String, text: String)?
     /// What the banner is kept as once cleared, stamped when it was said.
     var bannerNotice: (level: StatusLevel, text: String, time: String)?
     /// When the banner kept as a notice was said (the client's clock).
@@ -348,7 +358,7 @@ public struct KioskModel: Sendable {
         if let pending = pendingChoice, let open = modals.first(where: { $0.id == pending.id }),
             open.choices.indices.contains(pending.index), banner != nil
         {
-            banner = Self.checkingWords(open.choices[pending.index].title, connected: connection == .connected)
+            hint(Self.checkingWords(open.choices[pending.index].title, connected: connection == .connected), on: open)
         }
         guard case .connected = state else { return }
         welcomed = true
@@ -367,6 +377,11 @@ public struct KioskModel: Sendable {
         abandoned.remove(id)
         guard let ended = modals.first(where: { $0.id == id }) else { return }
         modals.removeAll { $0.id == id }
+        // Words on top about this dialog (its rule, a refused key) are untrue once it went.
+        if let hint = dialogHint, hint.id == id {
+            if banner == hint.text { banner = nil }
+            dialogHint = nil
+        }
         let title = Self.title(of: ended.modal)
         switch end {
         case .host(.shutdown) where !ended.answered:
@@ -374,8 +389,13 @@ public struct KioskModel: Sendable {
             banner = "The host is shutting down: \u{201C}\(title)\u{201D} was cancelled."
         case .lost(.restarted), .lost(.expired):
             lost.append(title)
+        case .lost(.ended) where ended.answered:
+            // Resumed without it, after the answer went (or was kept and went with the
+            // resume): the host took the answer, and its own words follow (a status).
+            say(.info, "\u{201C}\(title)\u{201D} is done: the host took your answer.")
         case .lost(.ended):
-            say(.info, "\u{201C}\(title)\u{201D} ended while this kiosk was offline.")
+            // Either side may have been cut off: only what is known is said.
+            say(.info, "\u{201C}\(title)\u{201D} ended while the host could not be reached.")
         default: break
         }
         if !ended.answered, let kept = Self.unsentText(of: ended) {
@@ -387,7 +407,7 @@ public struct KioskModel: Sendable {
         let titles = lost.map { "\u{201C}\($0)\u{201D}" }.joined(separator: ", ")
         lost = []
         abandoned = []
-        let why = loss == .expired ? "The session expired while this kiosk was offline" : "The host restarted"
+        let why = loss == .expired ? "The session expired while the host could not be reached" : "The host restarted"
         if titles.isEmpty {
             say(.info, "\(why).")
         } else {

@@ -165,6 +165,10 @@ public enum KioskScreen {
             }
             body.append(Row("Ctrl-C quits.", .dim))
         }
+        // A composer's key hint takes the rows left, first: Mail (its four address lines,
+        // body and three choices) then fits 40x12 without it, rather than "too small".
+        var keyHint: [Row] = []
+        if let open = model.current, isComposer(open), let last = body.popLast() { keyHint = wrap(last, width: width) }
         let essential = (top + body).flatMap { $0.whole ? [$0] : wrap($0, width: width) }
         let needed = essential.reduce(0) { $0 + Self.height(of: $1, width: width) }
         guard width >= minimumWidth, needed <= height else {
@@ -174,6 +178,10 @@ public enum KioskScreen {
         }
         var rows = essential
         var room = height - needed
+        if keyHint.count <= room {
+            rows += keyHint
+            room -= keyHint.count
+        }
         if let banner = model.banner, room >= 1 {
             // The words about the last key, under the divider, in the rows left: they never
             // make the dialog "too small" (Esc on the requester's copy at 40x12 was stuck there).
@@ -249,6 +257,14 @@ public enum KioskScreen {
 
     static func title(_ open: KioskModel.OpenModal) -> String { KioskModel.title(of: open.modal) }
 
+    /// Whether the dialog is a mail or message composer (its key hint is drawn only if it fits).
+    static func isComposer(_ open: KioskModel.OpenModal) -> Bool {
+        switch open.modal {
+        case .mailComposer, .messageComposer: true
+        default: false
+        }
+    }
+
     static func modalRows(_ open: KioskModel.OpenModal, model: KioskModel, width: Int) -> [Row] {
         var rows: [Row] = [Row("== \(title(open)) ==", .title)]
         if let note = open.note {
@@ -292,10 +308,12 @@ public enum KioskScreen {
         }
         let refused = open.uploadError != nil && open.upload != nil
         if refused {
-            // Enter chooses other files: the same ones would only be refused again.
+            // Enter chooses other files: the same ones would only be refused again. Refused
+            // for what they are (their kind, their size), no retry is offered at all.
             rows.append(Row("  [1] Cancel"))
-            rows.append(Row("  [2] Try again"))
-            rows.append(Row(spans: [("  [3] Choose other files", .preferred), (enterMarker, .bold)]))
+            let other = open.uploadRefusedForGood ? 2 : 3
+            if other == 3 { rows.append(Row("  [2] Try again")) }
+            rows.append(Row(spans: [("  [\(other)] Choose other files", .preferred), (enterMarker, .bold)]))
         } else if !busy {
             for (index, choice) in open.choices.enumerated() {
                 let isDefault = open.defaultChoice == index && onChoices
@@ -376,6 +394,7 @@ public enum KioskScreen {
 
     /// What the keys do for the modal on screen; only what is true.
     static func hint(_ open: KioskModel.OpenModal, refused: Bool) -> String {
+        if refused, open.uploadRefusedForGood { return "1 or Esc cancels; 2 or Enter chooses other files." }
         if refused { return "1 or Esc cancels; 2 tries the same files again; 3 or Enter chooses other files." }
         if open.uploading { return "Esc cancels the upload." }
         if open.answered { return "Esc stops waiting and cancels." }

@@ -120,8 +120,9 @@ struct KioskColdTrialTests {
 
     @Test func aHiddenFormTakesEscapeAloneAndSaysSo() {
         var kiosk = welcomed(mail)
-        #expect(!KioskScreen.fits(kiosk.model, width: 40, height: 12))
-        let small = kiosk.screen(width: 40, height: 12)
+        // Mail fits 40x12 without its key hint since round two; 40x11 is too small for it.
+        #expect(!KioskScreen.fits(kiosk.model, width: 40, height: 11))
+        let small = kiosk.screen(width: 40, height: 11)
         #expect(small.contains("Terminal too small"))
         #expect(words(small).contains("Keys are ignored until then, but Esc cancels the dialog"), "\(small)")
         for key in [Key.character("x"), .enter, .tab, .backspace] {
@@ -184,5 +185,63 @@ struct KioskColdTrialSignInTests {
         #expect(!after.joined().contains("40x"), "no size for another terminal")
         kiosk.receive(.dismiss(seq: kiosk.nextSeq(), id: "m1", reason: .resolved))
         #expect(!kiosk.screen().contains("Sign in with the address above"), "the hint went with its dialog")
+    }
+
+    @Test func theRequestersRuleOnTopGoesWithItsDialogWithoutAKey() {
+        var kiosk = welcomed(ownCopy)
+        kiosk.press(.escape)
+        #expect(kiosk.banner == "Waiting for another screen of the group to approve. Reject withdraws your request.")
+        kiosk.receive(.dismiss(seq: kiosk.nextSeq(), id: "m1", reason: .resolved))
+        kiosk.receive(.status(seq: kiosk.nextSeq(), level: .info, text: "Approved by lobby-2"))
+        #expect(kiosk.banner == nil, "\(kiosk.banner ?? "")")
+        #expect(!kiosk.screen().contains("Reject withdraws"), "\(kiosk.screen())")
+        #expect(kiosk.screen().contains("INFO: Approved by lobby-2"))
+    }
+
+    @Test func wordsOnTopNotAboutTheDialogStayWhenItGoes() {
+        var kiosk = welcomed(ownCopy)
+        kiosk.receive(.present(seq: kiosk.nextSeq(), id: "m2", modal: mail))
+        kiosk.press(.escape)  // the rule of m1, on screen
+        let rule = kiosk.banner
+        #expect(rule != nil)
+        kiosk.receive(.dismiss(seq: kiosk.nextSeq(), id: "m2", reason: .resolved))
+        #expect(kiosk.banner == rule, "another dialog went, not the one the words are about")
+    }
+
+    @Test func anAnswerTheHostTookAcrossALostConnectionIsToldAsTaken() {
+        let country = ModalDescription.actionSheet(
+            title: "Choose a country", message: nil, source: nil,
+            actions: [ActionSpec(title: "France"), ActionSpec(title: "Japan")])
+        var kiosk = welcomed(country)
+        #expect(kiosk.press(.character("2")) == [.result(id: "m1", value: ["action": 1])])
+        kiosk.drop()
+        kiosk.receive(.welcome(session: "s1", resumed: true, retentionSeconds: 60))
+        kiosk.receive(.status(seq: kiosk.nextSeq(), level: .success, text: "Country: Japan"))
+        let screen = kiosk.screen()
+        #expect(screen.contains("\u{201C}Choose a country\u{201D} is done: the host took your answer."), "\(screen)")
+        #expect(!screen.contains("offline") && !screen.contains("ended while"), "\(screen)")
+    }
+
+    @Test func aDialogUnansweredThatEndedWhileAwayBlamesNeitherSide() {
+        var kiosk = welcomed(ownCopy)
+        kiosk.drop()
+        kiosk.receive(.welcome(session: "s1", resumed: true, retentionSeconds: 60))
+        kiosk.receive(.status(seq: kiosk.nextSeq(), level: .info, text: "Rejected by lobby-2"))
+        let screen = kiosk.screen()
+        #expect(
+            screen.contains("\u{201C}Approve request?\u{201D} ended while the host could not be reached."), "\(screen)")
+        #expect(!screen.contains("offline"), "\(screen)")
+    }
+
+    @Test func mailFits40x12WithoutItsKeyHintAndShowsItWhereItFits() {
+        let demoMail = ModalDescription.mailComposer(
+            to: ["support@example.com"], cc: [], bcc: [], subject: "Hello", body: "Hello World!", isHTML: false)
+        var kiosk = welcomed(demoMail)
+        #expect(KioskScreen.fits(kiosk.model, width: 40, height: 12), "\(kiosk.screen(width: 40, height: 12))")
+        #expect(kiosk.screen(width: 40, height: 13).contains("Esc cancels."))
+        for _ in 0..<4 { kiosk.press(.tab) }  // the body: a hint of two rows at 40 columns
+        #expect(KioskScreen.fits(kiosk.model, width: 40, height: 12), "\(kiosk.screen(width: 40, height: 12))")
+        #expect(!kiosk.screen(width: 40, height: 13).contains("Esc cancels."), "a hint is whole or not drawn")
+        #expect(kiosk.screen(width: 40, height: 14).contains("Esc cancels."))
     }
 }

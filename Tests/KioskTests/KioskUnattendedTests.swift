@@ -98,7 +98,7 @@ struct KioskUnattendedTests {
         kiosk.receive(.welcome(session: "s2", resumed: false, retentionSeconds: 60))
         #expect(
             kiosk.banner
-                == "The session expired while this kiosk was offline: \u{201C}Choose a country\u{201D} was cancelled. "
+                == "The session expired while the host could not be reached: \u{201C}Choose a country\u{201D} was cancelled. "
                 + "Start again from the controls.")
         var empty = welcomed()
         empty.drop()
@@ -207,8 +207,8 @@ struct KioskUnattendedTests {
 
     @Test func keysAreRefusedWhileTheFormCannotBeShown() {
         let mail = welcomed(.mailComposer(to: [], cc: [], bcc: [], subject: "", body: "", isHTML: false))
-        #expect(!KioskScreen.fits(mail.model, width: 40, height: 12))
-        #expect(KioskScreen.lines(mail, width: 40, height: 12).joined(separator: " ").contains("Keys are ignored"))
+        #expect(!KioskScreen.fits(mail.model, width: 40, height: 11))
+        #expect(KioskScreen.lines(mail, width: 40, height: 11).joined(separator: " ").contains("Keys are ignored"))
         #expect(KioskScreen.fits(mail.model, width: 100, height: 30))
     }
 

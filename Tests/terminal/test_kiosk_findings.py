@@ -129,7 +129,8 @@ def test_no_input_while_the_form_cannot_be_shown(scripted):
     host.present("m1", {"kind": "mailComposer", "to": [], "cc": [], "bcc": [], "subject": "Hi", "body": "",
                         "isHTML": False})
     kiosk.wait_for("== New mail ==")
-    subprocess.run(["tmux", "resize-window", "-t", kiosk.name, "-x", "40", "-y", "12"], check=True)
+    # 40x11: Mail fits 40x12 without its key hint (test_kiosk_second_trial.py).
+    subprocess.run(["tmux", "resize-window", "-t", kiosk.name, "-x", "40", "-y", "11"], check=True)
     kiosk.wait_for("Terminal too small")
     kiosk.wait_for("Keys are ignored")
     capture(kiosk, "too-small")
@@ -183,7 +184,7 @@ def test_back_after_the_retention_it_says_the_session_expired_not_that_the_host_
         time.sleep(5)  # longer than the session's 2 s retention
         host = start_host_with(port, "--retention", "2")
         terminal.wait_for("| connected", seconds=15)
-        terminal.wait_for("The session expired while this kiosk was offline: \u201cChoose a country\u201d was cancelled.")
+        terminal.wait_for("The session expired while the host could not be reached: \u201cChoose a country\u201d was cancelled.")
         capture(terminal, "session-expired")
         assert "The host restarted" not in terminal.screen()
     finally:
@@ -262,9 +263,9 @@ def test_after_a_refused_file_enter_chooses_other_files(tmp_path):
         kiosk.keys("4")
         kiosk.wait_for("== Choose photos ==")
         kiosk.keys(str(notes), "Enter", "Enter")
-        kiosk.wait_for("[3] Choose other files  <- Enter")
+        kiosk.wait_for("[2] Choose other files  <- Enter")
         capture(kiosk, "refused-file")
-        assert "[2] Try again  <- Enter" not in kiosk.screen()
+        assert "Try again" not in kiosk.screen()
         kiosk.keys("Enter")
         kiosk.wait_for(f"> Files: {notes}")
         kiosk.wait_for("    ^ only images are accepted here")

@@ -199,8 +199,8 @@ def test_a_filter_refusal_is_shown_in_the_hosts_words_and_other_files_can_be_pic
         # The host's words, with the file by its name (the host's "file 0" counts from 0).
         kiosk.wait_for("only images are accepted here: \u201cnotes.txt\u201d is text/plain")
         assert "file 0" not in kiosk.screen()
-        kiosk.wait_for("[3] Choose other files")
-        kiosk.keys("3")
+        kiosk.wait_for("[2] Choose other files")
+        kiosk.keys("2")
         kiosk.wait_for("> Files: ")
         kiosk.keys(*["BSpace"] * len(str(notes)))
         kiosk.keys(str(photo), "Enter", "Enter")

@@ -132,7 +132,7 @@ def test_host_down_then_back_the_kiosk_reconnects_and_says_what_was_lost(down_se
         assert time.time() - restarted <= 10
         # Within the host's 30 s retention the lost session means the host restarted; past
         # it (down 30 s, then its start-up) the session had expired anyway, as the page says.
-        why = "The session expired while this kiosk was offline" if down_seconds >= 30 else "The host restarted"
+        why = "The session expired while the host could not be reached" if down_seconds >= 30 else "The host restarted"
         terminal.wait_for(why + ": \u201cChoose a country\u201d was cancelled.")
         terminal.wait_for("[3] Choose country")
         terminal.keys("3")
