@@ -45,7 +45,9 @@ final class DemoCoordinator: SessionCoordinator<Void>, @unchecked Sendable {
         session.control("country", title: "Choose country").bind(lazily: { [unowned self] in
             ButtonAction { [unowned self] in
                 self.coordinate(to: ChooseCountryCoordinator(session: session)).map { name in
-                    session.notify("Country: \(name ?? "none")", level: name == nil ? .info : .success)
+                    session.notify(
+                        name.map { "Country: \($0)" } ?? "Country choice cancelled",
+                        level: name == nil ? .info : .success)
                 }
             }
         })
@@ -110,7 +112,7 @@ final class ChooseCountryCoordinator: SessionCoordinator<String?>, @unchecked Se
             ]
         )
         .catch { [session] error in
-            // Closing the sheet without a choice (Escape) is the Cancel choice: `Country: none`.
+            // Closing the sheet without a choice (Escape) is the Cancel choice: `Country choice cancelled`, in the words of the other flows (`Sign in cancelled`).
             if case RemoteModalError.cancelled = error { return .just(nil) }
             return reportFailure(error, "Choose country", to: [session])
         }

@@ -183,7 +183,7 @@ def test_a_tap_outside_a_sheet_is_its_cancel(host, phone):
     modal_id = page.modal_id(dialog)
     # The phone sheet sits at the bottom; the top of the screen is backdrop.
     ActionChains(page.driver).move_to_element_with_offset(page.find("body"), 0, 0).move_by_offset(0, -300).click().perform()
-    page.wait_toast("Country: none")
+    page.wait_toast("Country choice cancelled")
     page.no_dialog()
     assert [m["value"] for m in page.answers(modal_id)] == [{"action": 3}]
     page.wait_idle("country")

@@ -78,7 +78,7 @@ def test_country_flow_and_cancel(demo_host):
         await client.tap("country")
         present = await client.expect("present")
         await client.send({"type": "result", "id": present["id"], "value": {"action": 3}})
-        assert (await client.expect("status"))["text"] == "Country: none"
+        assert (await client.expect("status"))["text"] == "Country choice cancelled"
         await client.close()
     run(scenario())
 
@@ -218,7 +218,7 @@ def test_closing_any_demo_modal_without_a_button_is_a_change_of_mind_not_an_erro
 
     async def scenario():
         client = await ProtocolClient.open(demo_host.url)
-        assert await escape(client, "country") == ("info", "Country: none")
+        assert await escape(client, "country") == ("info", "Country choice cancelled")
         assert await escape(client, "contact") == ("info", "Contact cancelled")
         await client.tap("contact")
         sheet = await client.expect("present")
