@@ -16,8 +16,8 @@ import RemoteModalTransport
 /// Many addresses, each inside its limit, can still fill the table together (issue 33,
 /// round four: 40 addresses of 65 half-finished requests kept a bystander out of an
 /// 864-connection table). When a socket arrives in the table's last stretch
-/// (`pendingEvictionMargin` below the descriptors the host accepts), the oldest half-finished
-/// request of the address holding the most of them is cut, so new arrivals keep finding
+/// (`pendingEvictionMargin` below the descriptors the host accepts), the two oldest
+/// half-finished requests of the address holding the most of them are cut, so new arrivals keep finding
 /// room; an address with a single half-finished request (a person's browser) is never cut,
 /// and WebSocket connections are never cut for it.
 extension ServiceLoop {
@@ -28,9 +28,10 @@ extension ServiceLoop {
     /// it holds at least two; called on the service thread as a socket arrives near the
     /// ceiling. O(addresses holding half-finished requests), only then.
     func evictCrowdedPendingSocket() {
-        guard let (address, count) = serviceThreadPendingByAddress.max(by: { $0.value < $1.value }), count >= 2,
-            let victim = serviceThreadPendingOrder[address]?.first
+        guard let (address, order) = serviceThreadPendingByAddress.max(by: { $0.value.count < $1.value.count }),
+            order.count >= 2, let victim = order.first
         else { return }
+        let count = order.count
         releasePendingSocket(victim)
         // NB: lws closes a socket politely: `shutdown(SHUT_WR)`, then it waits up to its
         // timeout for the peer's end of stream, which a crowd never sends, so its descriptor
@@ -54,7 +55,7 @@ extension ServiceLoop {
         guard case .server(let configuration) = role, let peer = Self.peerAddress(ofSocket: descriptor),
             !isTrustedProxy(peer)
         else { return true }
-        let held = serviceThreadPendingByAddress[peer, default: 0] + serviceThreadAddressCounts[peer, default: 0]
+        let held = (serviceThreadPendingByAddress[peer]?.count ?? 0) + serviceThreadAddressCounts[peer, default: 0]
         guard held > configuration.maxConnectionsPerAddress else { return true }
         countRefusal("address_sockets")
         logRefusal("connection from \(peer) closed on arrival: \(held) sockets of that address are open")
@@ -71,18 +72,15 @@ extension ServiceLoop {
             !isTrustedProxy(peer)
         else { return }
         serviceThreadPendingSockets[wsi] = peer
-        serviceThreadPendingByAddress[peer, default: 0] += 1
-        serviceThreadPendingOrder[peer, default: []].append(wsi)
+        serviceThreadPendingByAddress[peer, default: []].append(wsi)
     }
 
     /// Stops counting a socket as pending (it was upgraded, or it is gone).
     func releasePendingSocket(_ wsi: OpaquePointer) {
         guard let peer = serviceThreadPendingSockets.removeValue(forKey: wsi) else { return }
-        let left = serviceThreadPendingByAddress[peer, default: 1] - 1
-        serviceThreadPendingByAddress[peer] = left > 0 ? left : nil
-        if var order = serviceThreadPendingOrder[peer], let index = order.firstIndex(of: wsi) {
+        if var order = serviceThreadPendingByAddress[peer], let index = order.firstIndex(of: wsi) {
             order.remove(at: index)
-            serviceThreadPendingOrder[peer] = order.isEmpty ? nil : order
+            serviceThreadPendingByAddress[peer] = order.isEmpty ? nil : order
         }
     }
 

@@ -96,12 +96,11 @@ final class ServiceLoop: @unchecked Sendable {
     /// Open WebSocket connections by client address (server role).
     var serviceThreadAddressCounts: [String: Int] = [:]
     var serviceThreadClientAddress: [ConnectionID: String] = [:]
-    /// Accepted sockets not (yet) upgraded, with their peer, and their count by peer
+    /// Accepted sockets not (yet) upgraded, with their peer, and by peer
     /// (`ServiceLoop+Sockets`). The key is lws's handle, never dereferenced.
     var serviceThreadPendingSockets: [OpaquePointer: String] = [:]
-    var serviceThreadPendingByAddress: [String: Int] = [:]
     /// Each address's half-finished requests, oldest first (at most its limit plus one).
-    var serviceThreadPendingOrder: [String: [OpaquePointer]] = [:]
+    var serviceThreadPendingByAddress: [String: [OpaquePointer]] = [:]
     let staticFiles: StaticFiles?
     /// `maxConnections` lowered to what the open-file limit allows (set at start).
     var effectiveMaxConnections = Int.max

@@ -7,55 +7,52 @@ from hosts import Host
 from protocol_client import ProtocolClient
 
 
-def test_the_group_is_told_when_the_requesters_screen_left():
+def with_a_pending_approval(scenario):
+    """Runs `scenario(ann, boss, present)` on a host with a 2 s retention: Ann (group `team`)
+    has asked for approval and Boss (the same group) has been shown it."""
     host = Host("--retention", "2")
 
-    async def scenario():
+    async def run():
         ann = await ProtocolClient.open(host.url, name="Ann", group="team")
         boss = await ProtocolClient.open(host.url, name="Boss", group="team")
         try:
             await ann.tap("approve")
             present = await boss.expect("present", timeout=10)
             assert present["modal"]["title"] == "Approve request?"
-            await ann.close()
-            # Nothing while Ann may still come back; once her session is gone, words, then the dismiss.
-            status = await boss.expect("status", timeout=10)
-            assert status["text"] == "Approval request ended: Ann's screen left", status
-            dismiss = await boss.expect("dismiss", timeout=5)
-            assert dismiss["id"] == present["id"]
+            await scenario(ann, boss, present)
         finally:
             await boss.close()
 
     try:
-        asyncio.run(asyncio.wait_for(scenario(), 60))
+        asyncio.run(asyncio.wait_for(run(), 60))
     finally:
         host.stop()
+
+
+def test_the_group_is_told_when_the_requesters_screen_left():
+    async def scenario(ann, boss, present):
+        await ann.close()
+        # Nothing while Ann may still come back; once her session is gone, words, then the dismiss.
+        status = await boss.expect("status", timeout=10)
+        assert status["text"] == "Approval request ended: Ann's screen left", status
+        dismiss = await boss.expect("dismiss", timeout=5)
+        assert dismiss["id"] == present["id"]
+
+    with_a_pending_approval(scenario)
 
 
 def test_an_answered_approval_says_nothing_when_the_requester_leaves_later():
-    host = Host("--retention", "2")
+    async def scenario(ann, boss, present):
+        await boss.send({"type": "result", "id": present["id"], "value": {"action": 0}})
+        assert (await boss.expect("status", timeout=10))["text"] == "Approved by Boss"
+        await ann.close()
+        await asyncio.sleep(3.5)
+        late = []
+        while True:
+            try:
+                late.append(await boss.next(timeout=0.5))
+            except (asyncio.TimeoutError, TimeoutError):
+                break
+        assert not any(m.get("type") == "status" and "screen left" in m.get("text", "") for m in late), late
 
-    async def scenario():
-        ann = await ProtocolClient.open(host.url, name="Ann", group="team")
-        boss = await ProtocolClient.open(host.url, name="Boss", group="team")
-        try:
-            await ann.tap("approve")
-            present = await boss.expect("present", timeout=10)
-            await boss.send({"type": "result", "id": present["id"], "value": {"action": 0}})
-            assert (await boss.expect("status", timeout=10))["text"] == "Approved by Boss"
-            await ann.close()
-            await asyncio.sleep(3.5)
-            late = []
-            while True:
-                try:
-                    late.append(await boss.next(timeout=0.5))
-                except (asyncio.TimeoutError, TimeoutError):
-                    break
-            assert not any(m.get("type") == "status" and "screen left" in m.get("text", "") for m in late), late
-        finally:
-            await boss.close()
-
-    try:
-        asyncio.run(asyncio.wait_for(scenario(), 60))
-    finally:
-        host.stop()
+    with_a_pending_approval(scenario)
