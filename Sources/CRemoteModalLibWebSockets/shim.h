@@ -7,6 +7,8 @@
 #include <openssl/ssl.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 /// Head room lws_write needs before every payload.
 static inline size_t rm_lws_pre(void) { return LWS_PRE; }
@@ -20,6 +22,9 @@ static inline uint64_t rm_option_no_system_states(void) { return LWS_SERVER_OPTI
 static inline uint64_t rm_option_disable_os_ca_certs(void) { return LWS_SERVER_OPTION_DISABLE_OS_CA_CERTS; }
 /// Run on libev (with `foreign_loops`: on a loop the caller owns) instead of poll().
 static inline uint64_t rm_option_libev(void) { return LWS_SERVER_OPTION_LIBEV; }
+
+/// The calling thread's kernel id (its entry in /proc/self/task); Glibc's gettid does not import.
+static inline int rm_kernel_thread_id(void) { return (int)syscall(SYS_gettid); }
 
 /// Where lws looks for its event-library plugins (`libwebsockets-evlib_ev.so`).
 static inline const char *rm_lws_install_libdir(void) { return LWS_INSTALL_LIBDIR; }

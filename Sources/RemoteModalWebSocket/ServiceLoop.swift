@@ -68,6 +68,9 @@ final class ServiceLoop: @unchecked Sendable {
     let boundPort = Atomic<Int>(0)
     /// `pthread_self()` of the service thread, so calls made on it skip the wake-up.
     let serviceThreadID = Atomic<UInt>(0)
+    /// The service thread's kernel id, 0 before it runs: what a leak check looks for in
+    /// /proc/self/task after stop().
+    let serviceThreadKernelID = Atomic<Int32>(0)
 
     // Service-thread state (see the type's invariant).
     var serviceThreadWSIs: [ConnectionID: OpaquePointer] = [:]
@@ -195,6 +198,7 @@ final class ServiceLoop: @unchecked Sendable {
         let failure = Locked<(any Error)?>(nil)
         let thread = Thread { [self] in
             serviceThreadID.store(UInt(pthread_self()), ordering: .releasing)
+            serviceThreadKernelID.store(rm_kernel_thread_id(), ordering: .releasing)
             do {
                 let context = try createContext()
                 contextPointer.withLock { $0 = ContextHandle(pointer: context) }

@@ -55,6 +55,9 @@ public final class WebSocketServer: Sendable {
     /// Transport counters for `/metrics`.
     public var stats: TransportStats { loop.stats }
 
+    /// The kernel id of the service thread (its entry in /proc/self/task), for leak checks.
+    var serviceThreadKernelID: Int32 { loop.serviceThreadKernelID.load(ordering: .acquiring) }
+
     /// Queues a message for a connection.
     /// - Parameters:
     ///   - message: The message.
