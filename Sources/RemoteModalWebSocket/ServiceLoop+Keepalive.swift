@@ -1,0 +1,52 @@
+import CRemoteModalLibWebSockets
+import Foundation
+import RemoteModalTransport
+
+/// The server's keepalive, on the host's own schedule rather than lws's timers
+/// (`KeepaliveSchedule` says why).
+extension ServiceLoop {
+    /// Whole seconds since the context was created (the monotonic clock: about 20 ns a read,
+    /// once per frame received).
+    func keepaliveClock() -> UInt32 {
+        UInt32(truncatingIfNeeded: (DispatchTime.now().uptimeNanoseconds &- serviceThreadClockStart) / 1_000_000_000)
+    }
+
+    /// Advances the keepalive to this second, once a turn (service thread): pings the
+    /// connections silent for `pingIntervalSeconds`, drops those silent for
+    /// `pingIntervalSeconds * (1 + missedPongsBeforeClose)`. The loop turns at least once a
+    /// second (the shim's heartbeat timer).
+    func serviceKeepalive() {
+        guard var schedule = serviceThreadKeepalive else { return }
+        let now = keepaliveClock()
+        guard now != schedule.tick else { return }
+        let closeAfter = schedule.closeAfter
+        // Taken out while it runs: the closures below read the loop's other state.
+        serviceThreadKeepalive = nil
+        defer { serviceThreadKeepalive = schedule }
+        schedule.advance(
+            to: now,
+            liveness: { id in
+                guard serviceThreadClosing.isEmpty || !serviceThreadClosing.contains(id) else { return nil }
+                return serviceThreadIncoming[id]?.liveness
+            },
+            act: { id, action in
+                guard let wsi = serviceThreadWSIs[id], let incoming = serviceThreadIncoming[id] else { return }
+                switch action {
+                case .ping:
+                    incoming.liveness.pinged = now
+                    incoming.pingPending = true
+                    shared.withLock { $0.stats.pingsSent += 1 }
+                    lws_callback_on_writable(wsi)
+                case .close:
+                    // Silent this long, it would not answer a close frame either: the socket
+                    // is closed at once, as lws's own keepalive did.
+                    let reason = "nothing heard for \(closeAfter) s"
+                    logger.info("connection \(id): \(reason), dropping it")
+                    serviceThreadLocalClose[id] = (.abnormal, reason)
+                    serviceThreadClosing.insert(id)
+                    shared.withLock { $0.stats.silentConnectionsDropped += 1 }
+                    lws_set_timeout(wsi, PENDING_TIMEOUT_USER_OK, rm_to_kill_async())
+                }
+            })
+    }
+}
