@@ -17,7 +17,7 @@ extension ServiceLoop {
     /// second (the shim's heartbeat timer).
     /// The most connections the keepalive looks at in one turn (each a few microseconds: a
     /// TCP_INFO read, a ping's WRITEABLE): 15,000 idle ones come due at about 700 a second.
-    static var keepaliveConnectionsPerTurn: Int { 16 }
+    static var keepaliveConnectionsPerTurn: Int { 64 }
 
     func serviceKeepalive() {
         guard var schedule = serviceThreadKeepalive else { return }
