@@ -62,31 +62,20 @@ struct KeepaliveSchedule {
         slots[Int(due % UInt32(slots.count))].append(id)
     }
 
-    /// The connections of the tick being processed, when a call's `limit` stopped short of
-    /// them all, and the next one to look at.
-    private var due: [ConnectionID] = []
-    private var dueNext = 0
-
-    /// Due connections wait for the next call (one whose `limit` ran out).
-    var hasDueConnections: Bool { dueNext < due.count }
-
     /// Processes every tick after the last one up to `now` (several when the loop was busy
-    /// for more than a second), at most `limit` connections in this call: the rest of a
-    /// tick's are kept for the next (``hasDueConnections``), so that a tick with thousands
-    /// due does not hold the loop for milliseconds at once. `liveness` answers for a due
-    /// connection, `nil` when it has gone (it is then forgotten); `act` is called for each
-    /// ping or close, after the connection's next look is scheduled (a ping counts as sent
-    /// in the tick it was due in).
+    /// for more than a second). `liveness` answers for a due connection, `nil` when it has
+    /// gone (it is then forgotten); `act` is called for each ping or close, after the
+    /// connection's next look is scheduled (a ping counts as sent at `now`).
     mutating func advance(
-        to now: UInt32, limit: Int = .max, liveness: (ConnectionID) -> Liveness?,
-        act: (ConnectionID, Action) -> Void
+        to now: UInt32, liveness: (ConnectionID) -> Liveness?, act: (ConnectionID, Action) -> Void
     ) {
-        var budget = limit
-        while true {
-            while dueNext < due.count, budget > 0 {
-                let id = due[dueNext]
-                dueNext += 1
-                budget -= 1
+        while tick != now {
+            tick &+= 1
+            let index = Int(tick % UInt32(slots.count))
+            guard !slots[index].isEmpty else { continue }
+            var due: [ConnectionID] = []
+            swap(&due, &slots[index])
+            for id in due {
                 guard let state = liveness(id) else { continue }
                 switch next(for: state, at: tick) {
                 case .look(let at):
@@ -98,15 +87,9 @@ struct KeepaliveSchedule {
                     act(id, .close)
                 }
             }
-            if dueNext < due.count { return }
-            guard tick != now else { return }
-            tick &+= 1
-            let index = Int(tick % UInt32(slots.count))
-            guard !slots[index].isEmpty else { continue }
-            // The emptied list's storage goes back to the slot for its next use.
+            // The emptied slot's storage is kept for its next use.
             due.removeAll(keepingCapacity: true)
-            dueNext = 0
-            swap(&due, &slots[index])
+            if slots[index].isEmpty { swap(&due, &slots[index]) }
         }
     }
 

@@ -15,27 +15,16 @@ extension ServiceLoop {
     /// connections silent for `pingIntervalSeconds`, drops those silent for
     /// `pingIntervalSeconds * (1 + missedPongsBeforeClose)`. The loop turns at least once a
     /// second (the shim's heartbeat timer).
-    /// The most connections the keepalive looks at in one turn (each a few microseconds: a
-    /// TCP_INFO read, a ping's WRITEABLE): 15,000 idle ones come due at about 700 a second.
-    static var keepaliveConnectionsPerTurn: Int { 64 }
-
     func serviceKeepalive() {
         guard var schedule = serviceThreadKeepalive else { return }
         let now = keepaliveClock()
-        guard now != schedule.tick || schedule.hasDueConnections else { return }
+        guard now != schedule.tick else { return }
         let closeAfter = schedule.closeAfter
         // Taken out while it runs: the closures below read the loop's other state.
         serviceThreadKeepalive = nil
         defer { serviceThreadKeepalive = schedule }
-        defer {
-            // More due than one turn's share: the next turn comes at once, after what else
-            // is ready (lws_cancel_service from the service thread: the event pipe).
-            if schedule.hasDueConnections, let context = contextPointer.withLock({ $0?.pointer }) {
-                lws_cancel_service(context)
-            }
-        }
         schedule.advance(
-            to: now, limit: Self.keepaliveConnectionsPerTurn,
+            to: now,
             liveness: { id in
                 guard serviceThreadClosing.isEmpty || !serviceThreadClosing.contains(id) else { return nil }
                 guard let incoming = serviceThreadIncoming[id] else { return nil }

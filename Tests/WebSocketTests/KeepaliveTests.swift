@@ -72,43 +72,6 @@ struct KeepaliveScheduleTests {
         #expect(looked == 1_000)
     }
 
-    @Test func aLimitSpreadsATicksConnectionsOverSeveralCalls() {
-        var schedule = KeepaliveSchedule(pingAfter: 20, closeAfter: 60)
-        var states: [ConnectionID: KeepaliveSchedule.Liveness] = [:]
-        for index in 0..<1_000 {
-            let id = ConnectionID(rawValue: UInt64(index))
-            states[id] = KeepaliveSchedule.Liveness(heard: 0, pinged: nil)
-            schedule.add(id)
-        }
-        var pinged: Set<ConnectionID> = []
-        var calls = 0
-        repeat {
-            var looked = 0
-            schedule.advance(
-                to: 21, limit: 64,
-                liveness: {
-                    looked += 1; return states[$0]
-                },
-                act: { id, action in
-                    #expect(action == .ping)
-                    pinged.insert(id)
-                    states[id]?.pinged = 21
-                })
-            #expect(looked <= 64)
-            calls += 1
-        } while schedule.hasDueConnections
-        #expect(calls == 16)
-        #expect(pinged.count == 1_000)
-        // Each is looked at again 20 ticks later, once.
-        var lookedAgain = 0
-        schedule.advance(
-            to: 41,
-            liveness: {
-                lookedAgain += 1; return states[$0]
-            }, act: { _, _ in })
-        #expect(lookedAgain == 1_000)
-    }
-
     @Test func ticksMissedWhileTheLoopWasBusyAreAllProcessed() {
         var schedule = KeepaliveSchedule(pingAfter: 5, closeAfter: 10)
         let id = ConnectionID(rawValue: 7)
