@@ -107,9 +107,6 @@ final class IncomingState {
     var liveness: KeepaliveSchedule.Liveness
     /// A ping waits for its `WRITEABLE`.
     var pingPending = false
-    /// TCP's count of bytes received from the client when the last ping was queued, until a
-    /// look finds it grown (`ServiceLoop.serviceKeepalive`).
-    var bytesWhenPinged: UInt64?
 
     init(_ assembler: MessageAssembler, openedAt tick: UInt32) {
         self.assembler = assembler

@@ -27,27 +27,13 @@ extension ServiceLoop {
             to: now,
             liveness: { id in
                 guard serviceThreadClosing.isEmpty || !serviceThreadClosing.contains(id) else { return nil }
-                guard let incoming = serviceThreadIncoming[id] else { return nil }
-                if let before = incoming.bytesWhenPinged, let pinged = incoming.liveness.pinged,
-                    let wsi = serviceThreadWSIs[id]
-                {
-                    // Bytes came after the ping was queued: its pong (lws reports no empty
-                    // one), or a frame. Counted as heard when the ping went, the earliest it
-                    // can have been: never later than it was.
-                    let received = SocketProgress.bytesReceived(Int32(lws_get_socket_fd(wsi))) ?? before
-                    if received > before {
-                        incoming.bytesWhenPinged = nil
-                        if pinged &- incoming.liveness.heard < UInt32.max / 2 { incoming.liveness.heard = pinged }
-                    }
-                }
-                return incoming.liveness
+                return serviceThreadIncoming[id]?.liveness
             },
             act: { id, action in
                 guard let wsi = serviceThreadWSIs[id], let incoming = serviceThreadIncoming[id] else { return }
                 switch action {
                 case .ping:
                     incoming.liveness.pinged = now
-                    incoming.bytesWhenPinged = SocketProgress.bytesReceived(Int32(lws_get_socket_fd(wsi)))
                     incoming.pingPending = true
                     shared.withLock { $0.stats.pingsSent += 1 }
                     lws_callback_on_writable(wsi)

@@ -311,12 +311,12 @@ extension ServiceLoop {
             lws_rx_flow_control(wsi, 1)
         }
         if let incoming = serviceThreadKeepalive == nil ? nil : serviceThreadIncoming[id], incoming.pingPending {
-            // One lws_write per WRITEABLE: the ping alone, the queue at the next. NB: empty.
-            // lws copies a pong's payload into the connection's receive buffer, which makes a
-            // page of it resident (`ReceiveBufferArena`): 4 KiB per idle session. lws reports
-            // no empty pong to us; the keepalive sees it in TCP's count instead.
+            // One lws_write per WRITEABLE: the ping alone, the queue at the next. NB: with a
+            // payload (the tick it was sent in): lws 4.1.6 reports no empty pong to us.
             incoming.pingPending = false
-            guard write(wsi, UnsafeRawBufferPointer(start: nil, count: 0), LWS_WRITE_PING) else { return -1 }
+            var payload = (incoming.liveness.pinged ?? 0).bigEndian
+            let written = withUnsafeBytes(of: &payload) { write(wsi, $0, LWS_WRITE_PING) }
+            guard written else { return -1 }
             if shared.withLock({ !($0.queues[id]?.isEmpty ?? true) }) { lws_callback_on_writable(wsi) }
             return 0
         }
