@@ -32,8 +32,6 @@ final class ServiceLoop: @unchecked Sendable {
         let url: ParsedURL
         let subprotocol: String?
         let origin: String?
-        /// The local address to connect from (`iface`), or `nil` for the route's.
-        let localAddress: String?
     }
 
     struct Shared {

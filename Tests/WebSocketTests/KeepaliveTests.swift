@@ -63,11 +63,7 @@ struct KeepaliveScheduleTests {
             schedule.advance(to: UInt32(second + 1), liveness: { states[$0] }, act: { _, _ in })
         }
         var looked = 0
-        schedule.advance(
-            to: 21,
-            liveness: {
-                looked += 1; return states[$0]
-            }, act: { _, _ in })
+        schedule.advance(to: 21, liveness: { looked += 1; return states[$0] }, act: { _, _ in })
         // Ticks 11 to 21: only the thousand opened at second 0 are due (at 21).
         #expect(looked == 1_000)
     }
@@ -79,17 +75,9 @@ struct KeepaliveScheduleTests {
         schedule.add(id)
         var actions: [KeepaliveSchedule.Action] = []
         // One jump of 7 s: the ping due at 6 is sent once.
-        schedule.advance(
-            to: 7, liveness: { states[$0] },
-            act: {
-                actions.append($1); states[$0]?.pinged = 6
-            })
+        schedule.advance(to: 7, liveness: { states[$0] }, act: { actions.append($1); states[$0]?.pinged = 6 })
         #expect(actions == [.ping])
-        schedule.advance(
-            to: 30, liveness: { states[$0] },
-            act: {
-                actions.append($1); if $1 == .close { states[$0] = nil }
-            })
+        schedule.advance(to: 30, liveness: { states[$0] }, act: { actions.append($1); if $1 == .close { states[$0] = nil } })
         #expect(actions == [.ping, .close])
     }
 
@@ -113,11 +101,7 @@ struct KeepaliveScheduleTests {
         let id = ConnectionID(rawValue: 3)
         schedule.add(id)
         var asked = 0
-        schedule.advance(
-            to: 50,
-            liveness: { _ in
-                asked += 1; return nil
-            }, act: { _, _ in Issue.record("acted") })
+        schedule.advance(to: 50, liveness: { _ in asked += 1; return nil }, act: { _, _ in Issue.record("acted") })
         #expect(asked == 1)
     }
 }
@@ -158,9 +142,7 @@ struct KeepaliveSocketTests {
                 let length = Int(pending[1] & 0x7f)
                 if pending[0] == 0x89 {
                     log.pings += 1
-                    if answer {
-                        socket.sendBytes([0x8a, 0x80 | UInt8(length), 0, 0, 0, 0] + pending[2..<(2 + length)])
-                    }
+                    if answer { socket.sendBytes([0x8a, 0x80 | UInt8(length), 0, 0, 0, 0] + pending[2..<(2 + length)]) }
                 }
                 pending.removeFirst(2 + length)
             }
