@@ -98,18 +98,12 @@ struct MessageAssembler {
     }
 }
 
-/// What the service thread keeps of a connection's incoming side, behind a reference: its
-/// assembler, fed in place without copying its buffer, and what the keepalive knows of it.
+/// A connection's assembler behind a reference, fed in place without copying its buffer.
 /// Service-thread confined, like the dictionary that holds it.
-final class IncomingState {
+final class AssemblerBox {
     var assembler: MessageAssembler
-    /// When it was last heard from and last pinged (`KeepaliveSchedule` ticks).
-    var liveness: KeepaliveSchedule.Liveness
-    /// A ping waits for its `WRITEABLE`.
-    var pingPending = false
 
-    init(_ assembler: MessageAssembler, openedAt tick: UInt32) {
+    init(_ assembler: MessageAssembler) {
         self.assembler = assembler
-        liveness = KeepaliveSchedule.Liveness(heard: tick, pinged: nil)
     }
 }

@@ -239,8 +239,7 @@ extension ServiceLoop {
         // copied the whole message so far: quadratic (16 MB took 16.5 s). Feeding through
         // the dictionary's subscript instead runs its `modify` coroutine, whose frame is
         // two heap allocations per message.
-        guard let box = serviceThreadIncoming[id] else { return -1 }
-        if serviceThreadKeepalive != nil { box.liveness.heard = keepaliveClock() }
+        guard let box = serviceThreadAssemblers[id] else { return -1 }
         // A connection whose close is decided delivers nothing more; lws goes on parsing its
         // input meanwhile (see `closeAtWriteable`).
         guard serviceThreadCloseAtWriteable.isEmpty || serviceThreadCloseAtWriteable[id] == nil else { return 0 }
@@ -309,16 +308,6 @@ extension ServiceLoop {
             serviceThreadRxPaused.remove(id)
             shared.withLock { shared in shared.queues[id]?.drained(budget: &shared.budget) }
             lws_rx_flow_control(wsi, 1)
-        }
-        if let incoming = serviceThreadKeepalive == nil ? nil : serviceThreadIncoming[id], incoming.pingPending {
-            // One lws_write per WRITEABLE: the ping alone, the queue at the next. NB: with a
-            // payload (the tick it was sent in): lws 4.1.6 reports no empty pong to us.
-            incoming.pingPending = false
-            var payload = (incoming.liveness.pinged ?? 0).bigEndian
-            let written = withUnsafeBytes(of: &payload) { write(wsi, $0, LWS_WRITE_PING) }
-            guard written else { return -1 }
-            if shared.withLock({ !($0.queues[id]?.isEmpty ?? true) }) { lws_callback_on_writable(wsi) }
-            return 0
         }
         switch writeBatch(wsi, id) {
         case .written: return 0

@@ -74,11 +74,7 @@ final class ServiceLoop: @unchecked Sendable {
 
     // Service-thread state (see the type's invariant).
     var serviceThreadWSIs: [ConnectionID: OpaquePointer] = [:]
-    var serviceThreadIncoming: [ConnectionID: IncomingState] = [:]
-    /// The server's keepalive (`ServiceLoop+Keepalive`); nil for clients, which keep lws's.
-    var serviceThreadKeepalive: KeepaliveSchedule?
-    /// When the context was created: the keepalive's clock counts from it.
-    var serviceThreadClockStart: UInt64 = 0
+    var serviceThreadAssemblers: [ConnectionID: AssemblerBox] = [:]
     var serviceThreadPeerClose: [ConnectionID: (CloseCode, String)] = [:]
     var serviceThreadLocalClose: [ConnectionID: (CloseCode, String)] = [:]
     /// Closes decided while receiving, handed to lws at the connection's next `WRITEABLE`.
@@ -218,7 +214,6 @@ final class ServiceLoop: @unchecked Sendable {
                     }
                     // What this turn's handlers queued on the loop runs before the next poll.
                     executor?.endOfTurn()
-                    serviceKeepalive()
                 }
                 contextPointer.withLock { $0 = nil }
                 destroy(context)
@@ -244,7 +239,7 @@ final class ServiceLoop: @unchecked Sendable {
 
     /// Destroys the context, then the loop it ran on (service thread).
     func destroy(_ context: OpaquePointer) {
-        rm_lws_heartbeat_stop(heartbeat)
+        if serviceThreadEventLoop != nil { rm_lws_heartbeat_stop(heartbeat) }
         lws_context_destroy(context)
         destroyEventLoop()
     }
@@ -303,14 +298,11 @@ final class ServiceLoop: @unchecked Sendable {
                         + "(asked for \(configuration.maxConnections); \(configuration.fileDescriptorReserve) "
                         + "descriptors kept for files)")
             }
-            // NB: a policy with no validity times, so that lws sets no keepalive timer of its
-            // own (without one it would use its default, 300 s): `KeepaliveSchedule` says why.
-            retryPolicy.pointee.secs_since_valid_ping = 0
-            retryPolicy.pointee.secs_since_valid_hangup = 0
+            let interval = UInt16(clamping: max(1, configuration.pingIntervalSeconds))
+            retryPolicy.pointee.secs_since_valid_ping = interval
+            retryPolicy.pointee.secs_since_valid_hangup =
+                UInt16(clamping: Int(interval) * (1 + max(1, configuration.missedPongsBeforeClose)))
             info.retry_and_idle_policy = UnsafePointer(retryPolicy)
-            let interval = max(1, configuration.pingIntervalSeconds)
-            serviceThreadKeepalive = KeepaliveSchedule(
-                pingAfter: interval, closeAfter: interval * (1 + max(1, configuration.missedPongsBeforeClose)))
             info.timeout_secs = 10
             // lws reads a connection at most `rx_buffer_size` a turn (and never more than
             // `pt_serv_buf_size`, its one buffer per thread), into a buffer of that size that
@@ -346,9 +338,7 @@ final class ServiceLoop: @unchecked Sendable {
             }
             throw WebSocketError.call(function: "lws_create_context", result: 0)
         }
-        // On libev for lws's timers (see the shim), on both for the keepalive's tick.
-        rm_lws_heartbeat_start(heartbeat, context)
-        serviceThreadClockStart = DispatchTime.now().uptimeNanoseconds
+        if serviceThreadEventLoop != nil { rm_lws_heartbeat_start(heartbeat, context) }
         if case .server = role, let vhost = lws_get_vhost_by_name(context, "default") {
             boundPort.store(Int(lws_get_vhost_listen_port(vhost)), ordering: .releasing)
         }
@@ -439,9 +429,6 @@ final class ServiceLoop: @unchecked Sendable {
             return 0
         case LWS_CALLBACK_RECEIVE, LWS_CALLBACK_CLIENT_RECEIVE:
             return receive(wsi, input, length)
-        case LWS_CALLBACK_RECEIVE_PONG:
-            serviceThreadIncoming[ConnectionID(rawValue: rm_connection_id(wsi))]?.liveness.heard = keepaliveClock()
-            return 0
         case LWS_CALLBACK_SERVER_WRITEABLE, LWS_CALLBACK_CLIENT_WRITEABLE:
             return writeNext(wsi)
         case LWS_CALLBACK_WS_PEER_INITIATED_CLOSE:
@@ -542,8 +529,7 @@ final class ServiceLoop: @unchecked Sendable {
     func opened(_ id: ConnectionID, _ wsi: OpaquePointer, _ info: ConnectionInfo) {
         let descriptor = Int32(lws_get_socket_fd(wsi))
         serviceThreadWSIs[id] = wsi
-        serviceThreadIncoming[id] = IncomingState(MessageAssembler(limit: maxMessageBytes), openedAt: keepaliveClock())
-        serviceThreadKeepalive?.add(id)
+        serviceThreadAssemblers[id] = AssemblerBox(MessageAssembler(limit: maxMessageBytes))
         if case .server = role {
             serviceThreadClientAddress[id] = info.clientAddress
             serviceThreadAddressCounts[info.clientAddress, default: 0] += 1
@@ -561,7 +547,7 @@ final class ServiceLoop: @unchecked Sendable {
 
     func closed(_ id: ConnectionID) {
         guard serviceThreadWSIs.removeValue(forKey: id) != nil else { return }
-        serviceThreadIncoming[id] = nil
+        serviceThreadAssemblers[id] = nil
         serviceThreadInfo[id] = nil
         if let address = serviceThreadClientAddress.removeValue(forKey: id) {
             let remaining = (serviceThreadAddressCounts[address] ?? 1) - 1
