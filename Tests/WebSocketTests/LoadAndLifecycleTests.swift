@@ -5,11 +5,9 @@ import Testing
 
 @testable import RemoteModalWebSocket
 
-/// Open file descriptors and threads of this process.
-func processResources() -> (fds: Int, threads: Int) {
-    let fds = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? -1
-    let threads = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task").count) ?? -1
-    return (fds, threads)
+/// Open file descriptors of this process.
+func openDescriptorCount() -> Int {
+    (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? -1
 }
 
 @Suite("Load, slow readers and lifecycle", .serialized)
@@ -78,7 +76,7 @@ struct LoadAndLifecycleTests {
     @Test func startAndStopAHundredTimesLeaksNoThreadOrDescriptor() throws {
         // Warm up once so lazily created process-wide resources are not counted.
         try makeEchoServer().stop()
-        let before = processResources()
+        let before = openDescriptorCount()
         var serviceThreads: [Int32] = []
         for _ in 0..<100 {
             let server = try makeEchoServer()
@@ -94,12 +92,12 @@ struct LoadAndLifecycleTests {
         func alive() -> [Int32] {
             serviceThreads.filter { FileManager.default.fileExists(atPath: "/proc/self/task/\($0)") }
         }
-        var after = processResources()
-        for _ in 0..<50 where !alive().isEmpty || after.fds > before.fds {
+        var after = openDescriptorCount()
+        for _ in 0..<50 where !alive().isEmpty || after > before {
             Thread.sleep(forTimeInterval: 0.05)
-            after = processResources()
+            after = openDescriptorCount()
         }
-        #expect(after.fds <= before.fds)
+        #expect(after <= before)
         #expect(alive().isEmpty)
     }
 }
