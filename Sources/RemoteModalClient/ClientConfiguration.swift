@@ -85,6 +85,13 @@ public struct ClientLimits: Sendable, Equatable {
     /// it the driver drops the link and resumes. Small frames cost their handling, not their
     /// bytes: 32,768 is about a second's work, so a flood's backlog ends soon after it.
     public var queuedFrames: Int
+    /// Host frames a link may deliver in a second, sustained (a bucket of this many, refilled
+    /// at this many a second); past it the driver drops the link and resumes, as past
+    /// `queuedFrames`. A client that keeps up with a flood never fills its queue: the backlog
+    /// waits in the sockets' buffers instead and is handled for seconds after the flood; this
+    /// bound ends it. 8,192: a host's busiest honest stream, one `uploadAck` per 32 KiB chunk,
+    /// stays under it up to 256 MiB/s.
+    public var framesPerSecond: Int
 
     /// Creates the limits.
     /// - Parameters:
@@ -95,9 +102,11 @@ public struct ClientLimits: Sendable, Equatable {
     ///   - chunkBytes: Bytes per chunk.
     ///   - queuedBytes: Bytes of frames a driver queues.
     ///   - queuedFrames: Frames a driver queues.
+    ///   - framesPerSecond: Frames a link delivers in a second, sustained.
     public init(
         messageBytes: Int = 2 * 1_048_576, shownModals: Int = 64, outbox: Int = 64, uploadWindow: Int = 32,
-        chunkBytes: Int = 32_768, queuedBytes: Int = 8 * 1_048_576, queuedFrames: Int = 32_768
+        chunkBytes: Int = 32_768, queuedBytes: Int = 8 * 1_048_576, queuedFrames: Int = 32_768,
+        framesPerSecond: Int = 8_192
     ) {
         self.messageBytes = messageBytes
         self.shownModals = shownModals
@@ -106,6 +115,7 @@ public struct ClientLimits: Sendable, Equatable {
         self.chunkBytes = chunkBytes
         self.queuedBytes = queuedBytes
         self.queuedFrames = queuedFrames
+        self.framesPerSecond = framesPerSecond
     }
 
     /// The defaults.

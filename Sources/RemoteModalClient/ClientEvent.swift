@@ -47,7 +47,8 @@ public enum ClientEvent: Sendable, Equatable {
     /// A frame larger than the machine's bound arrived and was not kept (`bytes` long).
     case oversizedReceived(attempt: Int, bytes: Int)
     /// The host sent on the attempt faster than the client handles: the driver's queue passed
-    /// `ClientLimits.queuedBytes` and what the attempt queued was dropped unhandled. The link is
+    /// `ClientLimits.queuedBytes` or `queuedFrames`, or the frames came faster than
+    /// `framesPerSecond`, and what the attempt queued was dropped unhandled. The link is
     /// closed and the session resumed from the last `seq` handled, so the host sends again
     /// what stands.
     case overwhelmed(attempt: Int)

@@ -16,9 +16,9 @@ import RemoteModalProtocol
 /// inbox handled by one task, so the machine sees them one at a time. Bounds: `events`
 /// buffers at most `eventBuffer` updates for a slow reader (older ones are kept, newer ones
 /// dropped); host frames waiting in the inbox at most `ClientLimits.queuedBytes` and
-/// `queuedFrames` (past either
-/// the link is dropped, what it queued is dropped unhandled, and the session resumed from
-/// the last `seq` handled); one chunk read at a time.
+/// `queuedFrames`, and arriving at most `framesPerSecond` (past any of them the link is
+/// dropped, what it queued is dropped unhandled, and the session resumed from the last `seq`
+/// handled); one chunk read at a time.
 public final class RemoteModalClient: Sendable {
     enum Input: Sendable {
         case event(ClientEvent)
@@ -266,9 +266,12 @@ public final class RemoteModalClient: Sendable {
                     inbox.yield(.event(.oversizedReceived(attempt: attempt, bytes: bytes)))
                     return
                 }
+                let now = ContinuousClock.now
                 let verdict: Bool? = queued.withLock { state in
                     if state.overflowed.contains(attempt) { return nil }
-                    guard state.bytes + bytes <= limit.queuedBytes, state.frames < limit.queuedFrames else {
+                    guard state.bytes + bytes <= limit.queuedBytes, state.frames < limit.queuedFrames,
+                        state.rate.admit(attempt: attempt, at: now, perSecond: limit.framesPerSecond)
+                    else {
                         state.overflowed.insert(attempt)
                         return false
                     }
@@ -297,11 +300,40 @@ final class QueueMeter: Sendable {
         var frames = 0
         /// Attempts that overflowed: what they queued is dropped unhandled.
         var overflowed: Set<Int> = []
+        /// The frames the link delivered lately.
+        var rate = FrameRate()
     }
 
     let state = Locked(Counts())
 
     func withLock<T>(_ body: (inout Counts) -> T) -> T { state.withLock { body(&$0) } }
+}
+
+/// A bucket of `perSecond` frames, refilled at `perSecond` a second, one per attempt: a host
+/// that sends faster than that for long is flooding, whether or not this client keeps up (a
+/// client that keeps up hides the backlog in the sockets' buffers, handled for seconds after
+/// the flood ends).
+struct FrameRate {
+    private var attempt = 0
+    private var tokens = 0.0
+    private var refilled = ContinuousClock.now
+
+    /// Takes one frame of the attempt's budget; false when there is none left.
+    mutating func admit(attempt: Int, at now: ContinuousClock.Instant, perSecond: Int) -> Bool {
+        let capacity = Double(perSecond)
+        if attempt != self.attempt {
+            self.attempt = attempt
+            tokens = capacity
+        } else {
+            let elapsed = refilled.duration(to: now)
+            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
+            tokens = min(capacity, tokens + max(0, seconds) * capacity)
+        }
+        refilled = now
+        guard tokens >= 1 else { return false }
+        tokens -= 1
+        return true
+    }
 }
 
 extension Array {

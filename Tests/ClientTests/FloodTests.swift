@@ -113,6 +113,65 @@ struct FloodTests {
     }
 }
 
+extension FloodTests {
+    /// A client that keeps up with a flood never fills its queue: the backlog waits in the
+    /// sockets' buffers and was handled for seconds after the flood ended (the kiosk at full CPU
+    /// 2 s after). Past `framesPerSecond` frames in a second the link is dropped all the same.
+    /// 200 frames at 50 a second: the first 50 are handled, then the link goes.
+    @Test func aLinkFasterThanFramesPerSecondIsDroppedThoughTheClientKeepsUp() async throws {
+        let (client, link) = try await Self.welcomedClient(framesPerSecond: 50)
+        for seq in 1...200 {
+            link.deliver(1, .text(HostMessage.status(seq: seq, level: .info, text: "s\(seq)").encode()))
+        }
+        var statuses = 0
+        var heard: [ClientUpdate] = []
+        for await update in client.events {
+            heard.append(update)
+            if case .status = update { statuses += 1 }
+            // All 200 handled (the bound missed) or the link dropped.
+            if statuses == 200 { break }
+            if case .connection(.reconnecting) = update { break }
+        }
+        #expect(heard.contains(.overwhelmed))
+        #expect(statuses <= 50, "\(statuses) statuses handled past the budget of 50")
+        #expect(link.closes(1) == [1008])
+        client.stop()
+    }
+
+    /// Under the rate nothing is dropped: 40 frames with a budget of 50, all handled.
+    @Test func aLinkUnderFramesPerSecondKeepsEveryFrame() async throws {
+        let (client, link) = try await Self.welcomedClient(framesPerSecond: 50)
+        for seq in 1...40 {
+            link.deliver(1, .text(HostMessage.status(seq: seq, level: .info, text: "s\(seq)").encode()))
+        }
+        var statuses = 0
+        for await update in client.events {
+            #expect(update != .overwhelmed)
+            if case .status = update { statuses += 1 }
+            if statuses == 40 { break }
+        }
+        #expect(link.closes(1).isEmpty)
+        client.stop()
+    }
+
+    static func welcomedClient(framesPerSecond: Int) async throws -> (RemoteModalClient, FloodLink) {
+        let link = FloodLink()
+        var limits = ClientLimits.default
+        limits.framesPerSecond = framesPerSecond
+        let configuration = ClientConfiguration(client: ClientDescription(kind: "test", name: "t"), limits: limits)
+        let client = RemoteModalClient(
+            configuration: configuration, link: link, store: MemoryClientStore(), clock: NeverClock(), jitter: { 0 })
+        client.start()
+        await link.opened(1)
+        link.deliver(1, .opened)
+        link.deliver(
+            1,
+            .text(
+                HostMessage.welcome(session: "s1", resumed: false, retentionSeconds: 60, heartbeat: nil).encode()))
+        return (client, link)
+    }
+}
+
 /// A link that records what it is asked and lets a test deliver events.
 final class FloodLink: ClientLink {
     private let state = Locked<(handlers: [Int: @Sendable (LinkEvent) -> Void], closes: [Int: [UInt16]])>(([:], [:]))
