@@ -17,7 +17,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
 from selenium.webdriver.support.ui import WebDriverWait
 
-from hosts import BINARY, ROOT, Host, free_port
+from hosts import BINARY, LOG_LEVEL, ROOT, Host, free_port
 from protocol_client import ProtocolClient
 
 SHOTS = os.path.join(ROOT, "artifacts", "browser")
@@ -295,8 +295,8 @@ class RestartableHost(Host):
 
     def start_again(self):
         self.process = subprocess.Popen(
-            [BINARY, "--port", str(self.port), "--log-level", "warning", *self.args],
-            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+            [BINARY, "--port", str(self.port), "--log-level", LOG_LEVEL, *self.args],
+            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=self.stderr)
         deadline = time.time() + 15
         while time.time() < deadline:
             try:

@@ -92,7 +92,7 @@ def test_one_huge_publish_cuts_every_subscription_and_the_pending_approval_survi
             host.stop()
     # Each host says in its log that it lost the subscription and came back.
     for host in started:
-        log = host.process.stderr.read().decode()
+        log = host.log()
         assert "lost the backplane subscription" in log, log[-3000:]
         assert "subscribed again" in log, log[-3000:]
         assert PASSWORD not in log

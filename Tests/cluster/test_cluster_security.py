@@ -67,7 +67,7 @@ def test_redis_auth_with_a_password_file_an_acl_user_and_a_wrong_password():
         # The wrong password never connects, and its log says why without the password.
         assert metric(wrong, "remote_modal_cluster_connected") == 0
         wrong.stop()
-        log = wrong.process.stderr.read().decode()
+        log = wrong.log()
         assert "WRONGPASS" in log or "AUTH refused" in log, log[-2000:]
         assert PASSWORD not in log
     finally:

@@ -1,6 +1,7 @@
 """Start a real modal-host on a free loopback port."""
 import os
 import socket
+import itertools
 import subprocess
 import time
 import urllib.request
@@ -8,6 +9,20 @@ import urllib.request
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BINARY = os.environ.get("MODAL_HOST_BIN", os.path.join(ROOT, ".build", "debug", "modal-host"))
+# The level test hosts log at, into artifacts/hosts/ (`info` or `debug` to follow a failure).
+LOG_LEVEL = os.environ.get("MODAL_TEST_LOG_LEVEL", "warning")
+
+
+LOGS = os.path.join(ROOT, "artifacts", "hosts")
+_log_numbers = itertools.count(1)
+
+
+def log_file(name):
+    """A new file for a process's standard error under artifacts/hosts/, kept for whoever reads
+    a failed run. NB: not a pipe: nobody reads a pipe while the process runs, and a host that
+    logged past the pipe's 64 KiB would block in its next log line, service thread and all."""
+    os.makedirs(LOGS, exist_ok=True)
+    return open(os.path.join(LOGS, f"{name}-{os.getpid()}-{next(_log_numbers)}.log"), "w+b")
 
 
 def free_port():
@@ -17,13 +32,14 @@ def free_port():
 
 
 class Host:
-    def __init__(self, *args, wrapper=(), log_level="warning", cwd=ROOT):
+    def __init__(self, *args, wrapper=(), log_level=None, cwd=ROOT):
         """`wrapper`: a command the host runs under (for example `prlimit --nofile=1024 --`);
         `cwd`: the folder it is started in."""
         self.port = free_port()
+        self.stderr = log_file(f"modal-host-{self.port}")
         self.process = subprocess.Popen(
-            [*wrapper, BINARY, "--port", str(self.port), "--log-level", log_level, *args],
-            cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+            [*wrapper, BINARY, "--port", str(self.port), "--log-level", log_level or LOG_LEVEL, *args],
+            cwd=cwd, stdout=subprocess.DEVNULL, stderr=self.stderr)
         deadline = time.time() + 15
         while time.time() < deadline:
             try:
@@ -38,6 +54,12 @@ class Host:
     @property
     def url(self):
         return f"ws://127.0.0.1:{self.port}/ws"
+
+    def log(self):
+        """What the host wrote to its standard error so far."""
+        self.stderr.flush()
+        with open(self.stderr.name, "rb") as written:
+            return written.read().decode(errors="replace")
 
     def stop(self):
         if self.process.poll() is None:

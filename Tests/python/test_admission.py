@@ -263,7 +263,7 @@ def test_out_of_file_descriptors_pauses_accepting_without_spinning():
             sock.close()
         host.stop()
         resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
-    log = host.process.stderr.read().decode(errors="replace").splitlines()
+    log = host.log().splitlines()
     assert any("at most 864 connections" in line for line in log), log[:5]
     accept_lines = [line for line in log if "accept" in line.lower()]
     assert len(accept_lines) <= elapsed + 2, accept_lines[:5]
@@ -331,7 +331,7 @@ def test_metrics_require_the_bearer_token_when_one_is_set():
         run(scenario())
     finally:
         host.stop()
-    assert token not in host.process.stderr.read().decode(errors="replace")
+    assert token not in host.log()
 
 
 def test_unmasked_client_frames_are_still_accepted_by_lws_4_1_6():

@@ -15,7 +15,7 @@ import time
 
 import pytest
 
-from hosts import ROOT, Host, free_port
+from hosts import ROOT, Host, free_port, log_file
 from protocol_client import ProtocolClient
 
 DEBUG = os.path.join(ROOT, ".build", "debug")
@@ -30,7 +30,8 @@ def start(*command):
     for _ in range(3):
         port = free_port()
         argv = [str(port) if part == "PORT" else part for part in command]
-        process = subprocess.Popen(argv, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        log = log_file(os.path.basename(command[0]))
+        process = subprocess.Popen(argv, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=log)
         deadline = time.time() + 15
         while time.time() < deadline and process.poll() is None:
             try:
@@ -41,7 +42,8 @@ def start(*command):
         if process.poll() is None:
             process.kill()
             raise RuntimeError(f"{command[0]} did not come up")
-    raise RuntimeError(f"{command[0]} exited at start three times: {process.stderr.read()[-300:]!r}")
+    log.seek(0)
+    raise RuntimeError(f"{command[0]} exited at start three times: {log.read()[-300:]!r}")
 
 
 def run_bench(*arguments):

@@ -97,5 +97,5 @@ def test_wrong_codes_from_one_address_are_answered_429_and_another_address_is_se
     finally:
         host.stop()
         provider.stop()
-    log = host.process.stderr.read().decode()
+    log = host.log()
     assert '"127.0.0.61" tried 20 wrong codes' in log, log[-2000:]
