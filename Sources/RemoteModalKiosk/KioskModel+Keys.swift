@@ -205,6 +205,14 @@ extension KioskModel {
             return []
         }
         acted(now: now)
+        if connection == .reconnecting {
+            // Kept, once per control, and sent when the host is back (`takeDueChoice`).
+            if !keptTaps.contains(where: { $0.id == control.id }) {
+                keptTaps.append(KeptTap(id: control.id, title: Self.clean(control.title)))
+            }
+            banner = Self.keptWords(keptTaps)
+            return []
+        }
         if connection == .connected {
             // Said at once: a silent host takes up to 9 s to be noticed by the heartbeat.
             let title = Self.clean(control.title)
@@ -216,11 +224,33 @@ extension KioskModel {
     }
 
     /// A choice pressed while the host was checking, now enabled: chosen; past its window and
-    /// still disabled: refused in words. Call after each update from the client core.
+    /// still disabled: refused in words; taps kept while reconnecting, once connected: sent.
+    /// Call after each update from the client core.
     /// - Parameter now: The client's clock.
-    /// - Returns: What to do (the answer), if anything.
+    /// - Returns: What to do (the answer, the kept taps), if anything.
     public mutating func takeDueChoice(now: Double) -> [KioskIntent] {
         tick(now: now)
+        return takeKeptTaps(now: now) + dueChoice(now: now)
+    }
+
+    /// The taps kept while reconnecting, once the host is back: each sent once, in order, and
+    /// said; the last one waits for the host's answer as a tap made now does.
+    private mutating func takeKeptTaps(now: Double) -> [KioskIntent] {
+        guard connection == .connected, !keptTaps.isEmpty else { return [] }
+        let taps = keptTaps
+        keptTaps = []
+        if banner == Self.keptWords(taps) { banner = nil }
+        let titles = Self.quoted(taps.map(\.title))
+        notify(.info, "Sent what was saved while the host was away: \(titles).")
+        if let last = taps.last {
+            let words = "\u{201C}\(last.title)\u{201D}: waiting for the host..."
+            waitingTap = WaitingTap(title: last.title, since: now, words: words)
+            banner = words
+        }
+        return taps.map { .tap($0.id) }
+    }
+
+    private mutating func dueChoice(now: Double) -> [KioskIntent] {
         guard let pending = pendingChoice else { return [] }
         guard let index = modals.firstIndex(where: { $0.id == pending.id }), !modals[index].answered,
             modals[index].choices.indices.contains(pending.index)

@@ -222,6 +222,16 @@ public struct KioskModel: Sendable {
         var words: String
     }
     var waitingTap: WaitingTap?
+    /// A control tapped while the host was being reconnected to: kept, one per control, and
+    /// sent once it is back (as the page keeps them); forgotten if the host refuses the kiosk.
+    public struct KeptTap: Sendable, Equatable {
+        /// The control's id.
+        public var id: String
+        /// Its title, as shown.
+        public var title: String
+    }
+    /// The taps kept while reconnecting, in the order they were made.
+    public internal(set) var keptTaps: [KeptTap] = []
 
     /// The kiosk's name.
     public let name: String
@@ -338,6 +348,18 @@ public struct KioskModel: Sendable {
     /// What a flood the kiosk dropped is said with (it reconnects and the host says again what stands).
     static let overwhelmed = "The host sent messages too fast: the kiosk dropped them and is catching up."
 
+    /// What a tap kept while reconnecting is said with: every one kept, and when they go.
+    static func keptWords(_ taps: [KeptTap]) -> String {
+        "Saved: \(quoted(taps.map(\.title))) \(taps.count == 1 ? "goes" : "go") when the host is back."
+    }
+
+    /// Titles in quotes, separated by commas.
+    static func quoted(_ titles: [String]) -> String {
+        titles.map { "\u{201C}\($0)\u{201D}" }.joined(separator: ", ")
+    }
+
+    static func wasOrWere(_ quoted: String) -> String { quoted.contains("\u{201D}, ") ? "were" : "was" }
+
     /// What a tap while offline is answered with; untrue once the host is back.
     static let notConnected = "Not connected to the host: nothing was sent. Try again when it is back."
     /// The end of what a disabled choice pressed offline is answered with; untrue once back.
@@ -345,6 +367,12 @@ public struct KioskModel: Sendable {
 
     mutating func connectionChanged(_ state: ConnectionState) {
         (connection, connectionDetail) = Self.words(for: state, address: address, everConnected: welcomed)
+        if connection == .refused || connection == .unauthorized, !keptTaps.isEmpty {
+            // The host turned the kiosk away: what was kept for it will not go.
+            let titles = Self.quoted(keptTaps.map(\.title))
+            keptTaps = []
+            say(.error, "\(titles) \(Self.wasOrWere(titles)) not sent: the host refused this kiosk.")
+        }
         if let waiting = waitingTap, case .reconnecting(_, _, let why) = state {
             // The tap's wait ends with the connection: said of the tap, in the connection's
             // words (a silent host: "not answering"), never as the person's fault.

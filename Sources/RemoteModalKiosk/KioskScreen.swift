@@ -156,7 +156,9 @@ public enum KioskScreen {
             for (index, control) in model.controls.enumerated() {
                 let title = KioskModel.clean(control.title)
                 var spans: [(String, Style)] = [("  [\(index + 1)] \(title)", control.enabled ? .plain : .dim)]
-                if control.busy {
+                if model.keptTaps.contains(where: { $0.id == control.id }) {
+                    spans.append(("  (saved: goes when the host is back)", .warning))
+                } else if control.busy {
                     spans.append(("  (busy...)", .dim))
                 } else if !control.enabled {
                     spans.append(("  (disabled)", .dim))
