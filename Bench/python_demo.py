@@ -34,7 +34,7 @@ SIGN_IN = {"kind": "alert", "title": "Sign in", "message": "Please sign in",
                           {"kind": "password", "placeholder": "password", "text": None}],
            "actions": [{"title": "Cancel", "style": "cancel", "enabled": True, "preferred": False},
                        {"title": "Sign In", "style": "default", "enabled": False, "preferred": True,
-                        "explanation": "Enter an e-mail address and a password"}]}
+                        "explanation": "Enter an e-mail address with an @ and a password"}]}
 FAILURE_CODES = {"cancelled", "unsupported", "denied", "failed"}
 MAX_ERRORS_IN_A_ROW = 20
 ENDED_IDS_KEPT = 64

@@ -82,7 +82,7 @@ final class SignInCoordinator: SessionCoordinator<Void>, @unchecked Sendable {
                 DialogAction.default(title: "Sign In", map: { $0[0] })
                     // NB: the byte, not `contains("@")`, which is Foundation's substring
                     // search through an NSString (an allocation at every keystroke's rule).
-                    .enabledIf(explanation: "Enter an e-mail address and a password") { fields in
+                    .enabledIf(explanation: "Enter an e-mail address with an @ and a password") { fields in
                         fields[0].utf8.contains(UInt8(ascii: "@")) && !fields[1].isEmpty
                     }
                     .preferred(),

@@ -17,7 +17,7 @@ private let ownCopy = ModalDescription.alert(
 private let mail = ModalDescription.mailComposer(
     to: [], cc: [], bcc: [], subject: "Hi", body: "", isHTML: false)
 
-private let rule = "Enter an e-mail address and a password"
+private let rule = "Enter an e-mail address with an @ and a password"
 
 /// The demo's Sign in: Sign In disabled until both fields are filled, with its rule.
 private let ruledSignIn = ModalDescription.alert(

@@ -57,8 +57,9 @@ struct KioskLastFindingsTests {
     }
 
     @Test func wrappedLinesKeepTheIndentOfTheirFirstLine() {
-        let rule = KioskScreen.wrap(.init("      Enter an e-mail address and a password"), width: 40).map(\.text)
-        #expect(rule == ["      Enter an e-mail address and a", "      password"])
+        let rule = KioskScreen.wrap(.init("      Enter an e-mail address with an @ and a password"), width: 40).map(
+            \.text)
+        #expect(rule == ["      Enter an e-mail address with an @", "      and a password"])
         let error = KioskScreen.wrap(.init("    ^ Up to 3 files, 10.5 MB in all; these are 4 files"), width: 40)
         #expect(error.dropFirst().allSatisfy { $0.text.hasPrefix("      ") && !$0.text.hasPrefix("       ") })
         let choice = KioskScreen.wrap(.init("  [2] Send the photographs to the front desk"), width: 40)

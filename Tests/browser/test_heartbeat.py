@@ -71,7 +71,7 @@ def test_valid_fields_typed_into_a_stalled_network_are_checking_never_wrong(host
     page.tap("signIn")
     dialog = page.dialog()
     rule = dialog.find_element(By.CSS_SELECTOR, ".rule-line")
-    assert rule.text == "Enter an e-mail address and a password", "the rule, before anything is typed"
+    assert rule.text == "Enter an e-mail address with an @ and a password", "the rule, before anything is typed"
     proxy.stall()
     fields = dialog.find_elements(By.CSS_SELECTOR, "input")
     fields[0].send_keys("bob@example.com")

@@ -10,7 +10,7 @@ from selenium.webdriver.common.keys import Keys
 from browser_support import RestartableHost
 from hosts import ROOT, free_port
 
-RULE = "Enter an e-mail address and a password"
+RULE = "Enter an e-mail address with an @ and a password"
 
 
 def field(dialog, label):

@@ -136,7 +136,7 @@ test("values typed into a dead connection are not checked by the resume's burst:
   const { client, socket, events, advance } = virtual();
   const signIn = (enabled) => ({ type: "present", seq: 1, id: "m1", modal: { kind: "alert", title: "Sign in",
     textFields: [{ placeholder: "E-mail", text: "", kind: "email" }, { placeholder: "Password", text: "", kind: "password" }],
-    actions: [{ title: "Sign In", style: "default", enabled, explanation: "Enter an e-mail address and a password" }] } });
+    actions: [{ title: "Sign In", style: "default", enabled, explanation: "Enter an e-mail address with an @ and a password" }] } });
   socket.receive(signIn(false));
   client.input("m1", ["ann@example.com", "secret"]);
   advance(5.5);                                  // the ping after the values went unanswered

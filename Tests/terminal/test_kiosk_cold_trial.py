@@ -68,7 +68,7 @@ def test_a_silent_host_keeps_sign_in_waiting_never_the_rule_and_the_top_line_fol
     from test_kiosk_heartbeat import NOT_ANSWERING, stopped
     from hosts import free_port
     from test_kiosk_unattended import kiosk_on, start_host
-    rule = "Enter an e-mail address and a password"
+    rule = "Enter an e-mail address with an @ and a password"
     port = free_port()
     host = start_host(port)
     kiosk = kiosk_on(port, name="cold-typing")

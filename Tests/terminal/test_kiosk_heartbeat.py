@@ -75,7 +75,7 @@ def test_valid_fields_typed_to_a_stopped_host_are_checking_never_refused():
     """The cold trial's case: a valid e-mail and password typed while the host is stopped.
     The kiosk says the host is checking (never the rule, as if the fields broke it), Sign In
     pressed says so too, then the host is said not to answer; back, the kept Sign In goes."""
-    rule = "Enter an e-mail address and a password"
+    rule = "Enter an e-mail address with an @ and a password"
     port = free_port()
     host = start_host(port)
     kiosk = kiosk_on(port, name="typing")

@@ -17,7 +17,7 @@ from hosts import Host, OIDCProvider, free_port  # noqa: E402
 
 SHOTS = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
                      "artifacts", "terminal")
-RULE = "Enter an e-mail address and a password"
+RULE = "Enter an e-mail address with an @ and a password"
 WAITING = "Waiting for another screen of the group to approve. Reject withdraws your request."
 
 

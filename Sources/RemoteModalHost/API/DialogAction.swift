@@ -73,7 +73,7 @@ public struct DialogAction<Element: Sendable>: Sendable {
     /// Enables the action only while a rule over the live text field values holds, and
     /// says the rule: clients show `explanation` while the action is disabled.
     /// - Parameters:
-    ///   - explanation: The rule in the person's words ("Enter an e-mail address and a password").
+    ///   - explanation: The rule in the person's words ("Enter an e-mail address with an @ and a password").
     ///   - rule: The rule.
     /// - Returns: The action.
     public func enabledIf(explanation: String, _ rule: @escaping @Sendable ([String]) -> Bool) -> DialogAction {
