@@ -22,15 +22,24 @@ public final class Crowd: Sendable {
     private struct State {
         var welcomed = 0
         var probeStarted: [ConnectionID: Double] = [:]
+        /// Welcomes that came before their probe's start was recorded (the loop can open a
+        /// connection and read its welcome before `connect` has returned to the caller).
+        var earlyWelcomes: [ConnectionID: Double] = [:]
+        /// The ids of the probes, so that an early welcome is known to be one.
+        var probing = false
         var probeSamples: [Double] = []
     }
 
     private let state = Locked(State())
     private let bench: BenchClient
+    private let localAddress: String?
 
     /// Opens the client (no connection yet).
+    /// - Parameter localAddress: The local IP address every connection comes from, or `nil`
+    ///   for the route's (see ``WebSocketClient/connect(_:subprotocol:origin:localAddress:)``).
     /// - Throws: When the client cannot start.
-    public init() throws {
+    public init(localAddress: String? = nil) throws {
+        self.localAddress = localAddress
         let state = state
         bench = try BenchClient(
             eventLoop: .libev,
@@ -44,6 +53,8 @@ public final class Crowd: Sendable {
                     state.welcomed += 1
                     if let started = state.probeStarted.removeValue(forKey: id) {
                         state.probeSamples.append(now - started)
+                    } else if state.probing {
+                        state.earlyWelcomes[id] = now
                     }
                 }
             })
@@ -64,7 +75,7 @@ public final class Crowd: Sendable {
         var asked = 0
         while asked < count {
             let next = min(count, asked + batch)
-            for _ in asked..<next { _ = try client.connect(url) }
+            for _ in asked..<next { _ = try client.connect(url, localAddress: localAddress) }
             asked = next
             let target = asked
             guard
@@ -76,12 +87,17 @@ public final class Crowd: Sendable {
         }
         let openSeconds = (nowMicros() - first) / 1e6
         var lost = 0
+        state.withLock { $0.probing = true }
         for _ in 0..<probes {
+            let before = state.withLock { $0.probeSamples.count }
             let started = nowMicros()
-            let id = try client.connect(url)
-            let before = state.withLock { state -> Int in
-                state.probeStarted[id] = started
-                return state.probeSamples.count
+            let id = try client.connect(url, localAddress: localAddress)
+            state.withLock { state in
+                if let welcomed = state.earlyWelcomes.removeValue(forKey: id) {
+                    state.probeSamples.append(welcomed - started)
+                } else {
+                    state.probeStarted[id] = started
+                }
             }
             if !waitUntil(seconds: 10, { state.withLock { $0.probeSamples.count } > before }) {
                 lost += 1

@@ -35,6 +35,7 @@ let parser = FlagParser(
         FlagSpec("chunks", value: "N", help: "32 KiB chunks timed per stage (chunk; default 2000)"),
         FlagSpec("probes", value: "P", help: "new sessions timed one at a time while the crowd is held (crowd)"),
         FlagSpec("hold", help: "after the row, hold the crowd until standard input closes (crowd)"),
+        FlagSpec("source", value: "ADDRESS", help: "local IP address to connect from, e.g. 127.0.0.2 (crowd)"),
     ], maxPositional: 1)
 
 func fail(_ message: String) -> Never {
@@ -194,7 +195,7 @@ do {
         let probes = try flags.int("probes", in: 1...100_000) ?? 200
         let pid = try flags.int("pid", in: 1...Int(Int32.max)).map(Int32.init)
         let before = pid.flatMap(residentKiB(pid:))
-        let crowd = try Crowd()
+        let crowd = try Crowd(localAddress: flags.string("source"))
         let result = try crowd.open(url: url, count: count, probes: probes)
         // Let the host's allocator settle (a welcome is written before its buffers go back).
         Thread.sleep(forTimeInterval: 1)

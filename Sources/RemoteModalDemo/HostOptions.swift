@@ -123,6 +123,9 @@ public struct HostOptions: Sendable {
                 "socket-send-buffer", value: "BYTES",
                 help: "kernel send buffer of each connection; 0: the kernel's, growing to megabytes (default 262144)"),
             FlagSpec(
+                "ping-interval", value: "SECONDS",
+                help: "silence before the host pings a connection; it drops one silent for 3 intervals (default 20)"),
+            FlagSpec(
                 "receive-buffer", value: "BYTES",
                 help: "libwebsockets' read size and per-connection receive buffer (default 65536)"),
             FlagSpec(
@@ -186,6 +189,7 @@ public struct HostOptions: Sendable {
         options.server.socketSendBufferBytes =
             try flags.int("socket-send-buffer", in: 0...(1 << 30)) ?? 256 * 1_024
         options.server.receiveBufferBytes = try flags.int("receive-buffer", in: 1_024...1_048_576) ?? 65_536
+        options.server.pingIntervalSeconds = try flags.int("ping-interval", in: 1...3_600) ?? 20
         options.host.uploadWindow = try flags.int("upload-window", in: 1...1_024) ?? 8
         options.host.uploadBytesPerSecond = try flags.int("upload-rate", in: 1_024...Int(Int32.max)) ?? 32 * 1_048_576
         options.host.maxUploadMemoryBytes = try flags.int("max-upload-memory", in: 0...(1 << 40)) ?? 64 * 1_048_576

@@ -50,6 +50,11 @@ public struct TransportStats: Sendable, Equatable {
     public var oversizedMessages = 0
     /// Connections closed because their outgoing queue overflowed (1008).
     public var slowConsumers = 0
+    /// Keepalive pings sent to connections silent for the ping interval.
+    public var pingsSent = 0
+    /// Connections dropped by the keepalive: nothing heard from them for the ping interval
+    /// times one plus the missed pongs allowed.
+    public var silentConnectionsDropped = 0
     /// Messages received.
     public var messagesReceived = 0
     /// Messages sent.

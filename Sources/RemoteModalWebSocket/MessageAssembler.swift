@@ -98,12 +98,21 @@ struct MessageAssembler {
     }
 }
 
-/// A connection's assembler behind a reference, fed in place without copying its buffer.
+/// What the service thread keeps of a connection's incoming side, behind a reference: its
+/// assembler, fed in place without copying its buffer, and what the keepalive knows of it.
 /// Service-thread confined, like the dictionary that holds it.
-final class AssemblerBox {
+final class IncomingState {
     var assembler: MessageAssembler
+    /// When it was last heard from and last pinged (`KeepaliveSchedule` ticks).
+    var liveness: KeepaliveSchedule.Liveness
+    /// A ping waits for its `WRITEABLE`.
+    var pingPending = false
+    /// TCP's count of bytes received from the client when the last ping was queued, until a
+    /// look finds it grown (`ServiceLoop.serviceKeepalive`).
+    var bytesWhenPinged: UInt64?
 
-    init(_ assembler: MessageAssembler) {
+    init(_ assembler: MessageAssembler, openedAt tick: UInt32) {
         self.assembler = assembler
+        liveness = KeepaliveSchedule.Liveness(heard: tick, pinged: nil)
     }
 }

@@ -239,7 +239,8 @@ extension ServiceLoop {
         // copied the whole message so far: quadratic (16 MB took 16.5 s). Feeding through
         // the dictionary's subscript instead runs its `modify` coroutine, whose frame is
         // two heap allocations per message.
-        guard let box = serviceThreadAssemblers[id] else { return -1 }
+        guard let box = serviceThreadIncoming[id] else { return -1 }
+        if serviceThreadKeepalive != nil { box.liveness.heard = keepaliveClock() }
         // A connection whose close is decided delivers nothing more; lws goes on parsing its
         // input meanwhile (see `closeAtWriteable`).
         guard serviceThreadCloseAtWriteable.isEmpty || serviceThreadCloseAtWriteable[id] == nil else { return 0 }
@@ -308,6 +309,16 @@ extension ServiceLoop {
             serviceThreadRxPaused.remove(id)
             shared.withLock { shared in shared.queues[id]?.drained(budget: &shared.budget) }
             lws_rx_flow_control(wsi, 1)
+        }
+        if let incoming = serviceThreadKeepalive == nil ? nil : serviceThreadIncoming[id], incoming.pingPending {
+            // One lws_write per WRITEABLE: the ping alone, the queue at the next. NB: empty.
+            // lws copies a pong's payload into the connection's receive buffer, which makes a
+            // page of it resident (`ReceiveBufferArena`): 4 KiB per idle session. lws reports
+            // no empty pong to us; the keepalive sees it in TCP's count instead.
+            incoming.pingPending = false
+            guard write(wsi, UnsafeRawBufferPointer(start: nil, count: 0), LWS_WRITE_PING) else { return -1 }
+            if shared.withLock({ !($0.queues[id]?.isEmpty ?? true) }) { lws_callback_on_writable(wsi) }
+            return 0
         }
         switch writeBatch(wsi, id) {
         case .written: return 0

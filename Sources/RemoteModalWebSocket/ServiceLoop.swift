@@ -32,6 +32,8 @@ final class ServiceLoop: @unchecked Sendable {
         let url: ParsedURL
         let subprotocol: String?
         let origin: String?
+        /// The local address to connect from (`iface`), or `nil` for the route's.
+        let localAddress: String?
     }
 
     struct Shared {
@@ -74,7 +76,11 @@ final class ServiceLoop: @unchecked Sendable {
 
     // Service-thread state (see the type's invariant).
     var serviceThreadWSIs: [ConnectionID: OpaquePointer] = [:]
-    var serviceThreadAssemblers: [ConnectionID: AssemblerBox] = [:]
+    var serviceThreadIncoming: [ConnectionID: IncomingState] = [:]
+    /// The server's keepalive (`ServiceLoop+Keepalive`); nil for clients, which keep lws's.
+    var serviceThreadKeepalive: KeepaliveSchedule?
+    /// When the context was created: the keepalive's clock counts from it.
+    var serviceThreadClockStart: UInt64 = 0
     var serviceThreadPeerClose: [ConnectionID: (CloseCode, String)] = [:]
     var serviceThreadLocalClose: [ConnectionID: (CloseCode, String)] = [:]
     /// Closes decided while receiving, handed to lws at the connection's next `WRITEABLE`.
@@ -214,6 +220,7 @@ final class ServiceLoop: @unchecked Sendable {
                     }
                     // What this turn's handlers queued on the loop runs before the next poll.
                     executor?.endOfTurn()
+                    serviceKeepalive()
                 }
                 contextPointer.withLock { $0 = nil }
                 destroy(context)
@@ -239,7 +246,7 @@ final class ServiceLoop: @unchecked Sendable {
 
     /// Destroys the context, then the loop it ran on (service thread).
     func destroy(_ context: OpaquePointer) {
-        if serviceThreadEventLoop != nil { rm_lws_heartbeat_stop(heartbeat) }
+        rm_lws_heartbeat_stop(heartbeat)
         lws_context_destroy(context)
         destroyEventLoop()
     }
@@ -298,11 +305,14 @@ final class ServiceLoop: @unchecked Sendable {
                         + "(asked for \(configuration.maxConnections); \(configuration.fileDescriptorReserve) "
                         + "descriptors kept for files)")
             }
-            let interval = UInt16(clamping: max(1, configuration.pingIntervalSeconds))
-            retryPolicy.pointee.secs_since_valid_ping = interval
-            retryPolicy.pointee.secs_since_valid_hangup =
-                UInt16(clamping: Int(interval) * (1 + max(1, configuration.missedPongsBeforeClose)))
+            // NB: a policy with no validity times, so that lws sets no keepalive timer of its
+            // own (without one it would use its default, 300 s): `KeepaliveSchedule` says why.
+            retryPolicy.pointee.secs_since_valid_ping = 0
+            retryPolicy.pointee.secs_since_valid_hangup = 0
             info.retry_and_idle_policy = UnsafePointer(retryPolicy)
+            let interval = max(1, configuration.pingIntervalSeconds)
+            serviceThreadKeepalive = KeepaliveSchedule(
+                pingAfter: interval, closeAfter: interval * (1 + max(1, configuration.missedPongsBeforeClose)))
             info.timeout_secs = 10
             // lws reads a connection at most `rx_buffer_size` a turn (and never more than
             // `pt_serv_buf_size`, its one buffer per thread), into a buffer of that size that
@@ -338,7 +348,9 @@ final class ServiceLoop: @unchecked Sendable {
             }
             throw WebSocketError.call(function: "lws_create_context", result: 0)
         }
-        if serviceThreadEventLoop != nil { rm_lws_heartbeat_start(heartbeat, context) }
+        // On libev for lws's timers (see the shim), on both for the keepalive's tick.
+        rm_lws_heartbeat_start(heartbeat, context)
+        serviceThreadClockStart = DispatchTime.now().uptimeNanoseconds
         if case .server = role, let vhost = lws_get_vhost_by_name(context, "default") {
             boundPort.store(Int(lws_get_vhost_listen_port(vhost)), ordering: .releasing)
         }
@@ -429,6 +441,9 @@ final class ServiceLoop: @unchecked Sendable {
             return 0
         case LWS_CALLBACK_RECEIVE, LWS_CALLBACK_CLIENT_RECEIVE:
             return receive(wsi, input, length)
+        case LWS_CALLBACK_RECEIVE_PONG:
+            serviceThreadIncoming[ConnectionID(rawValue: rm_connection_id(wsi))]?.liveness.heard = keepaliveClock()
+            return 0
         case LWS_CALLBACK_SERVER_WRITEABLE, LWS_CALLBACK_CLIENT_WRITEABLE:
             return writeNext(wsi)
         case LWS_CALLBACK_WS_PEER_INITIATED_CLOSE:
@@ -529,7 +544,8 @@ final class ServiceLoop: @unchecked Sendable {
     func opened(_ id: ConnectionID, _ wsi: OpaquePointer, _ info: ConnectionInfo) {
         let descriptor = Int32(lws_get_socket_fd(wsi))
         serviceThreadWSIs[id] = wsi
-        serviceThreadAssemblers[id] = AssemblerBox(MessageAssembler(limit: maxMessageBytes))
+        serviceThreadIncoming[id] = IncomingState(MessageAssembler(limit: maxMessageBytes), openedAt: keepaliveClock())
+        serviceThreadKeepalive?.add(id)
         if case .server = role {
             serviceThreadClientAddress[id] = info.clientAddress
             serviceThreadAddressCounts[info.clientAddress, default: 0] += 1
@@ -547,7 +563,7 @@ final class ServiceLoop: @unchecked Sendable {
 
     func closed(_ id: ConnectionID) {
         guard serviceThreadWSIs.removeValue(forKey: id) != nil else { return }
-        serviceThreadAssemblers[id] = nil
+        serviceThreadIncoming[id] = nil
         serviceThreadInfo[id] = nil
         if let address = serviceThreadClientAddress.removeValue(forKey: id) {
             let remaining = (serviceThreadAddressCounts[address] ?? 1) - 1

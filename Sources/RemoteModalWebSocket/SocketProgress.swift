@@ -11,18 +11,30 @@ enum SocketProgress {
     /// `struct tcp_info` (`linux/tcp.h`; glibc's `netinet/tcp.h` declares an older, shorter
     /// struct without it, and the two headers cannot be included together).
     static var bytesAckedOffset: Int { 120 }
+    /// Offset of `tcpi_bytes_received`, right after it.
+    static var bytesReceivedOffset: Int { 128 }
 
     /// The bytes the peer of `socket` has acknowledged, or `nil` when the kernel does not
     /// say (not a TCP socket, or a kernel older than the field).
     static func bytesAcknowledged(_ socket: Int32) -> UInt64? {
+        tcpInfoCounter(socket, at: bytesAckedOffset)
+    }
+
+    /// The bytes TCP has received from the peer of `socket` (whether or not the host has read
+    /// them yet), or `nil` when the kernel does not say.
+    static func bytesReceived(_ socket: Int32) -> UInt64? {
+        tcpInfoCounter(socket, at: bytesReceivedOffset)
+    }
+
+    private static func tcpInfoCounter(_ socket: Int32, at offset: Int) -> UInt64? {
         guard socket >= 0 else { return nil }
         var info = [UInt8](repeating: 0, count: 256)
         var length = socklen_t(info.count)
         let result = info.withUnsafeMutableBytes { buffer in
             getsockopt(socket, Int32(IPPROTO_TCP), TCP_INFO, buffer.baseAddress, &length)
         }
-        guard result == 0, Int(length) >= bytesAckedOffset + 8 else { return nil }
-        return info.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: bytesAckedOffset, as: UInt64.self) }
+        guard result == 0, Int(length) >= offset + 8 else { return nil }
+        return info.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: offset, as: UInt64.self) }
     }
 }
 

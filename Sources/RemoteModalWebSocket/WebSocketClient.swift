@@ -54,12 +54,14 @@ public final class WebSocketClient: Sendable {
     ///   - url: `ws://host:port/path` or `wss://...`.
     ///   - subprotocol: The subprotocol to offer, or `nil` for none.
     ///   - origin: An `Origin` header to send (browsers send one; kiosks do not).
+    ///   - localAddress: The local IP address to connect from (for example `127.0.0.2`, to
+    ///     stand for another machine on loopback), or `nil` for the one the route picks.
     /// - Returns: The connection's id; events for it follow on the handlers.
     /// - Throws: `WebSocketError.invalidURL` for a malformed URL.
-    public func connect(_ url: String, subprotocol: String? = "remote-modal.v1", origin: String? = nil) throws
-        -> ConnectionID
-    {
-        loop.connect(url: try ParsedURL(url), subprotocol: subprotocol, origin: origin)
+    public func connect(
+        _ url: String, subprotocol: String? = "remote-modal.v1", origin: String? = nil, localAddress: String? = nil
+    ) throws -> ConnectionID {
+        loop.connect(url: try ParsedURL(url), subprotocol: subprotocol, origin: origin, localAddress: localAddress)
     }
 
     /// Queues a message.

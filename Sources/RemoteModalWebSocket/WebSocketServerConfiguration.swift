@@ -38,9 +38,11 @@ public struct WebSocketServerConfiguration: Sendable {
     /// Origins allowed besides the host's own (`scheme://host:port`). An upgrade
     /// without `Origin` passes; a foreign one gets HTTP 403.
     public var allowedOrigins: [String] = []
-    /// Seconds of silence before the server pings.
+    /// Seconds with nothing heard from a connection (any frame counts) before the server
+    /// pings it; it pings again every interval of silence after that.
     public var pingIntervalSeconds = 20
-    /// Pings that may go unanswered before the connection is dropped.
+    /// Pings that may go unanswered before the connection is dropped: it is closed once
+    /// nothing was heard for `pingIntervalSeconds * (1 + missedPongsBeforeClose)`.
     public var missedPongsBeforeClose = 2
     /// The most WebSocket connections at once; upgrades past it get HTTP 503. The server
     /// lowers it at start when the process may not open that many files (see

@@ -103,6 +103,14 @@ final class HostMetrics: Sendable {
             "Connections closed because their queue, or the host's outgoing budget, filled up.",
             [("", "\(transport.slowConsumers)")])
         metric(
+            "remote_modal_keepalive_pings_total", "counter",
+            "Pings sent to connections that were silent for the ping interval.",
+            [("", "\(transport.pingsSent)")])
+        metric(
+            "remote_modal_silent_connections_dropped_total", "counter",
+            "Connections dropped by the keepalive: nothing heard for the ping interval times one plus the pongs that may be missed.",
+            [("", "\(transport.silentConnectionsDropped)")])
+        metric(
             "remote_modal_upgrades_refused_total", "counter", "Upgrades refused (origin, subprotocol, limit).",
             [("", "\(transport.refusedUpgrades)")])
         metric(
