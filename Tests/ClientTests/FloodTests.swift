@@ -80,21 +80,11 @@ struct FloodTests {
     /// Past either bound: 10,000 bytes (about 66 of the statuses), or 50 frames.
     @Test(arguments: [(10_000, ClientLimits.default.queuedFrames), (ClientLimits.default.queuedBytes, 50)])
     func theDriverDropsWhatAnOverwhelmedAttemptQueued(bytes: Int, frames: Int) async throws {
-        let link = FloodLink()
         let store = GatedStore()
         var limits = ClientLimits.default
         limits.queuedBytes = bytes
         limits.queuedFrames = frames
-        let configuration = ClientConfiguration(client: ClientDescription(kind: "test", name: "t"), limits: limits)
-        let client = RemoteModalClient(
-            configuration: configuration, link: link, store: store, clock: NeverClock(), jitter: { 0 })
-        client.start()
-        await link.opened(1)
-        link.deliver(1, .opened)
-        link.deliver(
-            1,
-            .text(
-                HostMessage.welcome(session: "s1", resumed: false, retentionSeconds: 60, heartbeat: nil).encode()))
+        let (client, link) = await Self.welcomedClient(limits: limits, store: store)
         await store.entered()
         for seq in 1...200 {
             link.deliver(
@@ -155,12 +145,17 @@ extension FloodTests {
     }
 
     static func welcomedClient(framesPerSecond: Int) async throws -> (RemoteModalClient, FloodLink) {
-        let link = FloodLink()
         var limits = ClientLimits.default
         limits.framesPerSecond = framesPerSecond
+        return await welcomedClient(limits: limits, store: MemoryClientStore())
+    }
+
+    /// A started client whose link opened and was welcomed (session `s1`).
+    static func welcomedClient(limits: ClientLimits, store: any ClientStore) async -> (RemoteModalClient, FloodLink) {
+        let link = FloodLink()
         let configuration = ClientConfiguration(client: ClientDescription(kind: "test", name: "t"), limits: limits)
         let client = RemoteModalClient(
-            configuration: configuration, link: link, store: MemoryClientStore(), clock: NeverClock(), jitter: { 0 })
+            configuration: configuration, link: link, store: store, clock: NeverClock(), jitter: { 0 })
         client.start()
         await link.opened(1)
         link.deliver(1, .opened)
