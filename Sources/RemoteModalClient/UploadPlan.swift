@@ -126,12 +126,13 @@ struct UploadPlan: Sendable, Equatable {
         goOnIfReplied()
     }
 
-    /// Ends a rewind once nothing is in flight: each file from its acknowledged bytes, or from
-    /// the `held` of its last refusal when that is not less.
+    /// Ends a rewind once nothing is in flight: each file from the `held` of its last refusal
+    /// (§7), less than acknowledged too when the host dropped bytes; a file no refusal named
+    /// (or an older host's, which sends no `held`) from its acknowledged bytes.
     private mutating func goOnIfReplied() {
         guard draining, inFlight == 0 else { return }
         var bytes = Dictionary(uniqueKeysWithValues: files.indices.map { ($0, acknowledged[$0]) })
-        for (file, held) in drainHeld where held >= acknowledged[file] { bytes[file] = held }
+        for (file, held) in drainHeld { bytes[file] = held }
         resume(held: bytes)
     }
 

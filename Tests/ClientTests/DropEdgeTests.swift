@@ -185,6 +185,34 @@ struct DropEdgeTests {
         #expect(!harness.updates.contains { if case .uploadStopped = $0 { true } else { false } })
     }
 
+    /// §7: after a refusal a file goes on from the `held` of its last error, even when that is
+    /// less than was acknowledged (the host dropped what it held): going on from the
+    /// acknowledgement instead would not continue the host's bytes and be refused again.
+    @Test func aPacingRefusalHoldingLessThanAcknowledgedGoesOnFromHeld() {
+        var harness = MachineHarness()
+        harness.welcome()
+        let picker = ModalDescription.photoPicker(selectionLimit: 1, filter: ["image"], maxBytes: 1_000_000)
+        harness.present("p1", picker, uploads: UploadOffer(window: 2))
+        let file = PickedFileInfo(
+            name: "cat.png", mimeType: "image/png", size: 200_000, sha256: String(repeating: "a", count: 64))
+        harness.handle(.picked(id: "p1", files: [file]))
+        sendReads(&harness)
+        harness.host(.uploadAck(seq: harness.nextSeq(), id: "p1", file: 0, received: 32_768))
+        #expect(harness.reads.map(\.offset) == [65_536])
+        sendReads(&harness)
+        // In flight: the chunks at 32,768 and 65,536. The host dropped the file's bytes.
+        let paced = ProtocolError(
+            .rateLimited, "more than 2 upload chunks unacknowledged", ref: "upload", id: "p1", file: 0,
+            held: 0, offset: 65_536)
+        harness.host(.error(seq: harness.nextSeq(), paced))
+        let behind = ProtocolError(
+            .uploadInvalid, "offset 32768 does not continue file 0 (the host holds 0 bytes)", ref: "upload",
+            id: "p1", file: 0, held: 0, offset: 32_768)
+        harness.host(.error(seq: harness.nextSeq(), behind))
+        #expect(harness.reads.map(\.offset) == [0, 32_768], "from what the host holds: 0, not the 32,768 acknowledged")
+        #expect(!harness.updates.contains { if case .uploadStopped = $0 { true } else { false } })
+    }
+
     @Test func aHostRestartEndsEveryModalAndDropsKeptAnswersAsRestarted() {
         var harness = MachineHarness()
         harness.welcome()
