@@ -172,6 +172,38 @@ struct UploadDefenceTests {
         #expect(outcome.elements.first?.first?.size == small.count)
     }
 
+    /// Round five of the outside attack: a whole upload sent fast, its picker never answered,
+    /// kept its reservation for as long as the connection lived (25 addresses held the 1 GiB
+    /// for 10 minutes, every bystander's photo refused). Complete and unanswered for the stall
+    /// time, it is dropped; the bystander gets the budget; a late result is told why.
+    @Test func aFinishedUploadWhosePickerIsNeverAnsweredLosesItsReservation() {
+        let (harness, holder, bystander, outcome) = tricklerAndBystander(
+            stallSeconds: 10, from: ("10.0.0.91", "10.0.0.92"))
+        let big = pngSignature + [UInt8](repeating: 7, count: 900_000)
+        upload(holder, "m1", file: 0, name: "a.png", big)
+        harness.settle()
+        #expect(holder.errors.isEmpty, "the whole file is taken")
+        let small = pngSignature + [UInt8](repeating: 8, count: 200_000)
+        bystander.send(chunk(Array(small[0..<1_024]), size: small.count))
+        harness.settle()
+        #expect(lastErrorMessage(bystander) == "host upload budget exhausted; try again later")
+        harness.advance(seconds: 9)
+        bystander.send(chunk(Array(small[0..<1_024]), size: small.count))
+        harness.settle()
+        #expect(lastErrorMessage(bystander) == "host upload budget exhausted; try again later", "held inside the 10 s")
+        harness.advance(seconds: 2)
+        upload(bystander, "m1", file: 0, name: "a.png", small)
+        bystander.send(.result(id: "m1", value: ["items": [item("a.png", small)]]))
+        harness.settle()
+        #expect(outcome.elements.first?.first?.size == small.count, "the bystander's photo arrives")
+        holder.send(.result(id: "m1", value: ["items": [item("a.png", big)]]))
+        harness.settle()
+        #expect(
+            lastErrorMessage(holder)
+                == "the host dropped the uploaded files: no result came within 10 s of their last byte; send them again"
+        )
+    }
+
     @Test func aFewAddressesWithinTheirCapsCannotTakeTheLastQuarterOfTheBudget() {
         // Round four of the outside attack: nine addresses, each within its own cap, kept
         // uploads alive just above the minimum rate and held the whole budget.

@@ -101,9 +101,11 @@ def test_a_cut_mid_upload_resumes_where_the_host_stopped(page, tmp_path, paced_h
 
 
 def test_cancel_mid_upload_ends_the_modal_with_cancelled(page, tmp_path, paced_host):
-    # 2 MB/s, so the 9.5 MB are still going up while the screenshots are taken and Cancel is
-    # pressed (at the default 32 MiB/s the host now takes them in well under a second).
-    slow = paced_host(2_000_000)
+    # 500 kB/s, so the 9.5 MB are still going up while the screenshots are taken and Cancel is
+    # pressed (at the default 32 MiB/s the host now takes them in well under a second). At
+    # 2 MB/s a loaded machine (load average 14) took the two schemes' screenshots in about
+    # the 5 s the whole file took: the upload ended under the Cancel about to be pressed.
+    slow = paced_host(500_000)
     make_big_file(tmp_path / "big.png", SIZE)
     page.open(slow.base)
     dialog = pick(page, tmp_path / "big.png")

@@ -135,13 +135,18 @@ extension HostCore {
                 "\(dropped.stalled) stalled upload(s) dropped after \(Int(configuration.uploadStallSeconds)) s"
                     + " without a chunk, from \(from)")
         }
+        if dropped.unanswered > 0 {
+            logger.info(
+                "\(dropped.unanswered) uploaded file(s) dropped: no result came within"
+                    + " \(Int(configuration.uploadStallSeconds)) s of their last byte, from \(from)")
+        }
         if dropped.slow > 0 {
             logger.info(
                 "\(dropped.slow) upload(s) dropped for moving slower than"
                     + " \(Int(configuration.uploadMinimumBytesPerSecond)) bytes/s, from \(from)")
         }
         metrics.update {
-            $0.uploadsDropped += dropped.stalled + dropped.slow
+            $0.uploadsDropped += dropped.stalled + dropped.slow + dropped.unanswered
             $0.uploadMemoryBytes = uploadBudget.memoryInUse
             $0.uploadSpoolBytes = uploadBudget.spooled
         }

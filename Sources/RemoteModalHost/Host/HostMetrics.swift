@@ -154,7 +154,8 @@ final class HostMetrics: Sendable {
             [("", "\(counters.uploadChunksRefused)")])
         metric(
             "remote_modal_uploads_dropped_total", "counter",
-            "Files in progress dropped: no chunk for --upload-stall, or slower than --upload-min-rate.",
+            "Uploaded files dropped: no chunk for --upload-stall, slower than --upload-min-rate, or complete"
+                + " with no result for --upload-stall after the last chunk.",
             [("", "\(counters.uploadsDropped)")])
         metric(
             "remote_modal_upload_held_bytes", "gauge", "Bytes of uploads in progress held, by where.",

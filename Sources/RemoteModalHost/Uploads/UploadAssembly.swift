@@ -84,6 +84,9 @@ final class UploadAssembly: @unchecked Sendable {
     /// Since when the picker has held no file in progress (`nil`: it holds one, or never did).
     private var idleSince: Double?
     private var acceptedBytes = 0
+    /// Set when every file was complete and no result came for the stall time, so the files
+    /// were dropped (`dropStalled`): a result after it is told why, in these seconds.
+    private var droppedUnansweredAfter: Int?
     /// Where each chunk's base64 is decoded: reused, so a chunk is copied once from its
     /// message text to here and once from here to memory or the spool file (and hashed in
     /// place). Owned by this assembly; freed in `deinit`.
@@ -299,6 +302,11 @@ final class UploadAssembly: @unchecked Sendable {
             // Every file is dropped: the one named starts again from 0, as the others do.
             return ProtocolError(.uploadInvalid, reason, ref: "result", file: file, held: file.map { _ in 0 })
         }
+        if files.isEmpty, let seconds = droppedUnansweredAfter, !items.isEmpty {
+            throw invalid(
+                "the host dropped the uploaded files: no result came within \(seconds) s of their last byte; "
+                    + "send them again", file: 0)
+        }
         guard items.count == files.count else {
             throw invalid("the result lists \(items.count) files but \(files.count) were uploaded")
         }
@@ -364,7 +372,16 @@ final class UploadAssembly: @unchecked Sendable {
     func nextDeadline(stall: Double, minimumRate: Double) -> Double? {
         files.values.lazy.filter { !$0.complete }.map {
             $0.due(stall: stall, minimumRate: minimumRate, counted: self.acceptedBytes)
-        }.min()
+        }.min() ?? unansweredDue(stall: stall)
+    }
+
+    /// When every file held is complete: `stall` seconds after the last chunk, when they are
+    /// dropped unless the picker's result came (`nil` while a file is in progress, or none held).
+    /// A client that uploads the whole budget and never answers would otherwise hold its
+    /// reservation for as long as its connection lives (issue 33, round five).
+    private func unansweredDue(stall: Double) -> Double? {
+        guard !files.isEmpty, files.values.allSatisfy(\.complete) else { return nil }
+        return files.values.map(\.lastChunk).max().map { $0 + stall }
     }
 
     /// Files dropped by `dropStalled`, by cause, with the client addresses they came from.
@@ -373,15 +390,18 @@ final class UploadAssembly: @unchecked Sendable {
         var stalled = 0
         /// Files that kept moving, but slower than the minimum rate (trickling).
         var slow = 0
+        /// Complete files whose result did not come for the stall time after the last chunk.
+        var unanswered = 0
         /// The client addresses whose files were dropped, with how many.
         var addresses: [String: Int] = [:]
         /// Whether nothing was dropped.
-        var isEmpty: Bool { stalled + slow == 0 }
+        var isEmpty: Bool { stalled + slow + unanswered == 0 }
     }
 
     /// Drops files still in progress that are due at `now` (`FileInProgress.due`), so an
     /// upload left hanging, or trickled a byte at a time, by a connected client does not
-    /// hold its share of the budget for ever. Complete files wait for the result untouched.
+    /// hold its share of the budget for ever. Complete files wait for the result while
+    /// another is in progress; once all are complete, for `stall` seconds after the last chunk.
     /// - Returns: What was dropped.
     @discardableResult
     func dropStalled(now: Double, stall: Double, minimumRate: Double) -> Dropped {
@@ -391,6 +411,14 @@ final class UploadAssembly: @unchecked Sendable {
             if file.lastChunk + stall <= now { dropped.stalled += 1 } else { dropped.slow += 1 }
             dropped.addresses[file.address, default: 0] += 1
             discard(index)
+        }
+        if let due = unansweredDue(stall: stall), due <= now {
+            for (index, file) in files {
+                dropped.unanswered += 1
+                dropped.addresses[file.address, default: 0] += 1
+                discard(index)
+            }
+            droppedUnansweredAfter = Int(stall.rounded())
         }
         if !dropped.isEmpty { noteIdle(now) }
         return dropped
