@@ -110,6 +110,36 @@ struct ClusterSecurityTests {
         #expect(kiosk.presents.count == 1)
     }
 
+    /// Round five of the outside attack: one captured signed `join`, replayed inside the
+    /// message age, made every other host send its whole snapshot each time (200 replays of
+    /// 26 KB: Redis read 20.7 MB and wrote 41.6 MB; kept up, it cut the hosts' subscriptions
+    /// and lost an approval). A `join` is answered once; a replay of it is not.
+    @Test func aReplayedJoinIsAnsweredOnce() {
+        let toB = hub.record("remote-modal:host:" + bID)
+        func snapshotsToB() -> Int {
+            toB.all.filter { Self.body(of: $0).contains("\"t\":\"snapshot\"") }.count
+        }
+        func join(at milliseconds: Double) -> String {
+            let body = JSONValue.object([
+                ("t", "join"), ("host", .string(bID)), ("seq", 1), ("ts", .number(milliseconds.rounded())),
+            ]).jsonText
+            return Self.key.sign(body, channel: "remote-modal:all")
+        }
+        let now = Date().timeIntervalSince1970 * 1_000
+        let captured = join(at: now)
+        hub.inject("remote-modal:all", captured)
+        settle()
+        let answered = snapshotsToB()
+        #expect(answered >= 1, "a join is answered with a snapshot")
+        for _ in 0..<50 { hub.inject("remote-modal:all", captured) }
+        settle()
+        #expect(snapshotsToB() == answered, "50 replays of it: not one snapshot more")
+        // The host joining again (a later stamp, signed with the key) is answered again.
+        hub.inject("remote-modal:all", join(at: now + 1_000))
+        settle()
+        #expect(snapshotsToB() == answered + 1)
+    }
+
     @Test func aHostWithAnotherKeyIsNotHeard() {
         let stranger = HostHarness {
             $0.cluster = ClusterConfiguration(

@@ -116,6 +116,9 @@ final class ClusterState: @unchecked Sendable {
     var retry: (any Disposable)?
     /// When this host last answered each other host's `sync`.
     var snapshotSentAt: [String: Date] = [:]
+    /// The stamp (`ts`) of the last `join` answered from each other host: a `join` is answered
+    /// once, so a captured one replayed inside the message age costs nothing.
+    var joinStamps: [String: Double] = [:]
 
     // A lost subscription.
 

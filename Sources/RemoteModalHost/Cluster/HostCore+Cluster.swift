@@ -729,6 +729,14 @@ extension HostCore {
         case "join":
             // A host (re)joined: it learns this host's members, and this host learns its.
             guard let host, host != cluster.hostID else { return }
+            // Answered once per join: a replay carries the stamp of one answered already (a
+            // signed message cannot be given a new one), and each answer is a whole snapshot.
+            let stamp = message["ts"]?.numberValue ?? 0
+            if let last = cluster.joinStamps[host], stamp <= last { return }
+            // Stamps past the message age are refused as stale anyway: not kept.
+            let oldest = (Date().timeIntervalSince1970 - cluster.configuration.maxMessageAgeSeconds) * 1_000
+            cluster.joinStamps = cluster.joinStamps.filter { $0.value >= oldest }
+            cluster.joinStamps[host] = stamp
             cluster.snapshotSentAt[host] = nil
             sendSnapshot(to: host)
             requestSync(from: host, force: true)
