@@ -139,13 +139,27 @@ public enum KioskScreen {
     /// Rows a line takes in a terminal of `width` columns.
     static func height(of row: Row, width: Int) -> Int { max(1, (row.count + width - 1) / width) }
 
+    /// Wrapped rows cut to `room` rows, the last one ending in an ellipsis when cut.
+    static func cut(_ rows: [Row], to room: Int, width: Int) -> [Row] {
+        guard rows.count > room, room > 0 else { return rows }
+        var kept = Array(rows.prefix(room))
+        let last = kept[room - 1]
+        kept[room - 1] = Row(
+            String(last.text.prefix(max(0, width - 1))) + "\u{2026}", last.spans.first?.style ?? .plain)
+        return kept
+    }
+
     static func layout(_ model: KioskModel, width: Int, height: Int, appearance: Appearance) -> [Row] {
         let width = max(1, width)
         var top: [Row] = [header(model, width: width, appearance: appearance)]
         top.append(Row(String(repeating: appearance.unicode ? "\u{2500}" : "-", count: width), .dim))
+        // The words about the connection take the rows the screen has left, cut to fit: at
+        // 40x12 they made every outage "Terminal too small", its real reason hidden and keys
+        // ignored (issue 32's cold trial). The header's state word says it when no row is left.
+        var detailRows: [Row] = []
         if let detail = model.connectionDetail, model.connection != .connected {
             let refused = model.connection == .unauthorized || model.connection == .refused
-            top += wrap(Row(detail, refused ? .error : .warning), width: width)
+            detailRows = wrap(Row(detail, refused ? .error : .warning), width: width)
         }
         var body: [Row] = []
         if let open = model.current {
@@ -180,6 +194,11 @@ public enum KioskScreen {
         }
         var rows = essential
         var room = height - needed
+        if !detailRows.isEmpty, room >= 1 {
+            let shown = cut(detailRows, to: room, width: width)
+            rows.insert(contentsOf: shown, at: 2)
+            room -= shown.count
+        }
         if keyHint.count <= room {
             rows += keyHint
             room -= keyHint.count
@@ -187,12 +206,7 @@ public enum KioskScreen {
         if let banner = model.banner, room >= 1 {
             // The words about the last key, under the divider, in the rows left: they never
             // make the dialog "too small" (Esc on the requester's copy at 40x12 was stuck there).
-            var said = wrap(Row(banner, .warning), width: width)
-            if said.count > room {
-                said = Array(said.prefix(room))
-                let text = said[room - 1].text
-                said[room - 1] = Row(String(text.prefix(max(0, width - 1))) + "\u{2026}", .warning)
-            }
+            let said = cut(wrap(Row(banner, .warning), width: width), to: room, width: width)
             rows.insert(contentsOf: said, at: 2)
             room -= said.count
         }

@@ -23,7 +23,8 @@ extension KioskModel {
         case .stopped(.unauthorized):
             return (
                 .unauthorized,
-                "The host refused this kiosk's token: start it with --token (ask the host's operator). R tries again."
+                "The host refused this kiosk's token (none was given, or a wrong one): ask the host's operator "
+                    + "for a valid one and start the kiosk with --token. R tries again."
             )
         case .stopped(let why):
             return (.refused, "The host at \(address) refused this kiosk: \(reason(why)). R tries again.")

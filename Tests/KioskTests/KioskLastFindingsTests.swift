@@ -56,6 +56,25 @@ struct KioskLastFindingsTests {
         #expect(model.freshNotice?.text == "Country: France", "the newer replaces it")
     }
 
+    /// Issue 32's cold trial at 40x12: every outage made the screen "Terminal too small" (the
+    /// words about the connection took the rows the menu needed), the reason hidden and keys
+    /// ignored. The words take the rows left, cut to fit.
+    @Test func at40x12AnOutageIsSaidInTheRowsLeftNotTerminalTooSmall() {
+        var model = KioskModel(name: "lobby-2", group: "lobby", clock: { "12:00:00" })
+        model.apply(.connection(.connected(resumed: false)), now: 0)
+        model.apply(
+            .controls(
+                ["Sign in", "Contact us", "Log in", "Choose country", "Send photos", "Request approval"].enumerated()
+                    .map { ControlItem(id: "c\($0.offset)", title: $0.element) }), now: 0)
+        #expect(!KioskScreen.lines(model, width: 40, height: 12).contains { $0.contains("too small") })
+        model.apply(.connection(.reconnecting(attempt: 3, retryIn: 4, why: .failed(.reset))), now: 1)
+        let screen = KioskScreen.lines(model, width: 40, height: 12)
+        #expect(!screen.contains { $0.contains("too small") }, "\(screen)")
+        #expect(screen.contains { $0.hasPrefix("Lost the host at") }, "\(screen)")
+        #expect(screen.contains { $0.contains("[6] Request approval") }, "\(screen)")
+        #expect(screen.count <= 12)
+    }
+
     @Test func wrappedLinesKeepTheIndentOfTheirFirstLine() {
         let rule = KioskScreen.wrap(.init("      Enter an e-mail address with an @ and a password"), width: 40).map(
             \.text)
