@@ -100,6 +100,30 @@ def test_a_cut_mid_upload_resumes_where_the_host_stopped(page, tmp_path, paced_h
     page.assert_no_bad_message()
 
 
+def test_an_upload_the_host_dropped_while_away_says_it_starts_again(page, tmp_path, paced_host, request):
+    # Issue 32's cold trial: away longer than the host's stall time (60 s by default; 2 s
+    # here), the resume started the file again at 0 after the page had promised "goes on from
+    # there", and the bar jumped back without a word.
+    paced = paced_host(1_000_000, "--upload-stall", "2", "--retention", "30")
+    proxy = CuttableProxy(paced.port)
+    request.addfinalizer(proxy.stop)
+    make_big_file(tmp_path / "big.png", SIZE)
+    page.open(proxy.base)
+    dialog = pick(page, tmp_path / "big.png")
+    page.button(dialog, "Send").click()
+    page.wait(30).until(lambda d: acked_fraction(dialog) > 0.1)
+    proxy.cut()
+    page.wait().until(lambda d: "Connection lost at" in progress_text(dialog))
+    assert "within a minute; after that it starts again" in progress_text(dialog), progress_text(dialog)
+    time.sleep(3.5)                                   # past the host's 2 s: it drops the file
+    page.restore_before_retry(proxy)
+    dialog.find_element(By.CSS_SELECTOR, ".connection-line button").click()
+    page.wait(20).until(lambda d: "Uploading again" in progress_text(dialog))
+    assert "the host dropped what it held while the connection was away" in progress_text(dialog)
+    page.screenshot("upload-started-again")
+    page.wait_toast(received_photos(1, SIZE), seconds=60)
+
+
 def test_cancel_mid_upload_ends_the_modal_with_cancelled(page, tmp_path, paced_host):
     # 500 kB/s, so the 9.5 MB are still going up while the screenshots are taken and Cancel is
     # pressed (at the default 32 MiB/s the host now takes them in well under a second). At

@@ -110,7 +110,22 @@ export function picker(ui, { title, noun, limit, accept, maxBytes, prompt }) {
     chosen();
   });
 
+  // The bytes acknowledged when the connection was lost, and whether the resume went on from
+  // fewer: the host drops a file that gets no chunk for its stall time (60 s by default), and
+  // the bar jumping back without a word read as the page losing the person's upload.
+  let pausedAt = null;
+  let restarted = false;
   const show = ({ state, acked, total, error, ref }) => {
+    if (state === "paused") {
+      pausedAt ??= acked;
+      restarted = false;
+    } else if (state === "sending" && pausedAt !== null) {
+      restarted = acked < pausedAt;
+      pausedAt = null;
+    } else if (state !== "sending") {
+      pausedAt = null;
+      restarted = false;
+    }
     // The host may still hold files of the refused selection (sent beside the refused one):
     // the result of the new selection then does not match, and the host drops every file.
     // Sending the new selection once more, from the start, is then what the person asked for.
@@ -126,8 +141,10 @@ export function picker(ui, { title, noun, limit, accept, maxBytes, prompt }) {
     ui.dialog.dataset.upload = state;
     const amount = `${formatBytes(acked)} of ${formatBytes(total)}`;
     progressText.textContent = {
-      sending: `Uploading… ${amount}`,
-      paused: `Connection lost at ${amount}. The upload goes on from there when it is back.`,
+      sending: restarted
+        ? `Uploading again… ${amount}: the host dropped what it held while the connection was away.`
+        : `Uploading… ${amount}`,
+      paused: `Connection lost at ${amount}. The upload goes on from there if the connection is back within a minute; after that it starts again.`,
       failed: `Stopped at ${amount}.`,
       finishing: `Uploaded ${formatBytes(total)}; checking…`,
       done: `Uploaded ${formatBytes(total)}.`,
