@@ -63,5 +63,62 @@ struct SelfApprovalTests {
         #expect(outcome.elements == ["Approved by Security desk"])
     }
 
+    /// Round five of the outside attack: a session of the requester's own token on another
+    /// host of the cluster saw Approve enabled and approved ("Approved by Requester"): the copy
+    /// knew the requester by its session only. The disabled actions now go with the token.
+    @Test func aSessionOfTheRequestersTokenOnAnotherHostSeesApproveDisabledAndIsRefused() throws {
+        let hub = InMemoryBackplaneHub()
+        let key = try ClusterKey(bytes: Array("the cluster key of this test, 32+ bytes".utf8))
+        func host(_ name: String) -> HostHarness {
+            let cluster = ClusterConfiguration(
+                backplane: hub.backplane(), hostName: name, membershipExpirySeconds: 3, key: key)
+            return HostHarness {
+                $0.cluster = cluster
+                $0.tokenGrants = [
+                    TokenGrant(token: "lobby-token", name: "Lobby kiosk 1", groups: ["lobby"]),
+                    TokenGrant(token: "desk-token", name: "Security desk", groups: ["lobby"]),
+                ]
+            }
+        }
+        let (a, b) = (host("a"), host("b"))
+        func settle() {
+            for _ in 0..<6 {
+                hub.settle()
+                a.settle()
+                b.settle()
+            }
+        }
+        settle()
+        let requester = join(a, token: "lobby-token")
+        let sameToken = join(b, token: "lobby-token")
+        let desk = join(b, token: "desk-token")
+        settle()
+        let outcome = Outcome<String>()
+        let session = a.session(of: requester)
+        _ = RemoteModal.alert(
+            String.self, presenter: Presenter.sameGroup(as: session).disablingActions([0], for: session),
+            title: "Approve request?",
+            actions: [
+                .default(title: "Approve", mapContext: { "Approved by \($0.session.client.name)" }),
+                .destructive(title: "Reject", mapContext: { "Rejected by \($0.session.client.name)" }),
+            ]
+        ).asObservable().subscribe(outcome.observer())
+        settle()
+        func approveEnabled(_ client: TestClient) throws -> Bool {
+            let modal = try #require(client.presents.last?.modal)
+            guard case .alert(_, _, _, let actions) = modal else { throw Unexpected(modal: modal) }
+            return actions[0].enabled
+        }
+        #expect(try approveEnabled(sameToken) == false, "the requester's token on host b")
+        #expect(try approveEnabled(desk) == true)
+        let id = try #require(sameToken.presents.last?.id)
+        sameToken.send(approve(id))
+        settle()
+        #expect(outcome.elements.isEmpty, "not approved by the requester's own token")
+        desk.send(approve(try #require(desk.presents.last?.id)))
+        settle()
+        #expect(outcome.elements == ["Approved by Security desk"])
+    }
+
     struct Unexpected: Error { let modal: ModalDescription }
 }

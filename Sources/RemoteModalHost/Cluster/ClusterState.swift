@@ -188,6 +188,12 @@ final class ClusterState: @unchecked Sendable {
         String(SHA256.hex(("remote-modal member " + sessionID).utf8).prefix(32))
     }
 
+    /// A token's name on the backplane: a one-way function of it, the same on every host that
+    /// has the token (the token itself never goes there).
+    static func tokenKey(_ token: String) -> String {
+        String(SHA256.hex(("remote-modal token " + token).utf8).prefix(32))
+    }
+
     /// The prefix of the ids of `Session` handles that stand for another host's session.
     static let remotePrefix = "cluster:"
 

@@ -506,9 +506,34 @@ extension HostCore {
             if let requester = presentation.requesterID {
                 message.append(("requester", .string(ClusterState.memberKey(requester))))
             }
+            // The actions disabled here for a session (the requester's Approve) go with its
+            // token, so that a session of the same token on another host is the requester
+            // there too (issue 33, round five: it approved its own request from another host).
+            let byToken = disabledByToken(presentation)
+            if !byToken.isEmpty { message.append(("disabledForTokens", .object(byToken))) }
             publish(ClusterState.hostChannel(hostID), .object(message))
         }
         logger.debug("cluster: \(link.id) copied to \(hosts.count) other host(s)")
+    }
+
+    /// The backplane name of the token that admitted a session (`nil` without one).
+    func tokenKey(of session: SessionState) -> String? {
+        guard let grant = session.grant else { return nil }
+        if grant == -1 { return configuration.accessToken.map(ClusterState.tokenKey) }
+        return configuration.tokenGrants.indices.contains(grant)
+            ? ClusterState.tokenKey(configuration.tokenGrants[grant].token) : nil
+    }
+
+    /// The actions disabled for sessions of this host, by the backplane name of their token.
+    private func disabledByToken(_ presentation: Presentation) -> [(String, JSONValue)] {
+        var byToken: [String: Set<Int>] = [:]
+        for (id, indices) in presentation.disabledActions {
+            guard let session = sessions[id], let key = tokenKey(of: session) else { continue }
+            byToken[key, default: []].formUnion(indices)
+        }
+        return byToken.sorted { $0.key < $1.key }.map {
+            ($0.key, .array($0.value.sorted().map { .number(Double($0)) }))
+        }
     }
 
     private func presentCopy(_ message: JSONValue) {
@@ -559,6 +584,14 @@ extension HostCore {
                 }),
             rules: [], presentedAt: clock.now, uploadBudget: uploadBudget)
         presentation.requesterID = requester
+        if case .object(let byToken)? = message["disabledForTokens"] {
+            for target in targets {
+                guard let key = tokenKey(of: target), let indices = byToken.first(where: { $0.0 == key })?.1.arrayValue
+                else { continue }
+                let actions = Set(indices.compactMap { $0.numberValue.flatMap { Int(exactly: $0) } }.filter { $0 >= 0 })
+                presentation.disabledActions[target.id, default: []].formUnion(actions)
+            }
+        }
         presentation.cluster = ClusterLink(id: id, origin: origin, isOrigin: false)
         cluster.copies[id] = presentation
         show(presentation, on: targets)
