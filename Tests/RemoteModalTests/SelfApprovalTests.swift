@@ -22,6 +22,20 @@ struct SelfApprovalTests {
         return client
     }
 
+    /// The requester's group is asked to approve; Approve is disabled for the requester.
+    private func askApproval(for session: Session) -> Outcome<String> {
+        let outcome = Outcome<String>()
+        _ = RemoteModal.alert(
+            String.self, presenter: Presenter.sameGroup(as: session).disablingActions([0], for: session),
+            title: "Approve request?",
+            actions: [
+                .default(title: "Approve", mapContext: { "Approved by \($0.session.client.name)" }),
+                .destructive(title: "Reject", mapContext: { "Rejected by \($0.session.client.name)" }),
+            ]
+        ).asObservable().subscribe(outcome.observer())
+        return outcome
+    }
+
     private func approve(_ id: String) -> ClientMessage {
         .result(id: id, value: ["action": 0])
     }
@@ -31,16 +45,7 @@ struct SelfApprovalTests {
         let requester = join(harness, token: "lobby-token")
         let sameToken = join(harness, token: "lobby-token")
         let desk = join(harness, token: "desk-token")
-        let outcome = Outcome<String>()
-        let session = harness.session(of: requester)
-        _ = RemoteModal.alert(
-            String.self, presenter: Presenter.sameGroup(as: session).disablingActions([0], for: session),
-            title: "Approve request?",
-            actions: [
-                .default(title: "Approve", mapContext: { "Approved by \($0.session.client.name)" }),
-                .destructive(title: "Reject", mapContext: { "Rejected by \($0.session.client.name)" }),
-            ]
-        ).asObservable().subscribe(outcome.observer())
+        let outcome = askApproval(for: harness.session(of: requester))
         harness.settle()
 
         func approveEnabled(_ client: TestClient) throws -> Bool {
@@ -93,16 +98,7 @@ struct SelfApprovalTests {
         let sameToken = join(b, token: "lobby-token")
         let desk = join(b, token: "desk-token")
         settle()
-        let outcome = Outcome<String>()
-        let session = a.session(of: requester)
-        _ = RemoteModal.alert(
-            String.self, presenter: Presenter.sameGroup(as: session).disablingActions([0], for: session),
-            title: "Approve request?",
-            actions: [
-                .default(title: "Approve", mapContext: { "Approved by \($0.session.client.name)" }),
-                .destructive(title: "Reject", mapContext: { "Rejected by \($0.session.client.name)" }),
-            ]
-        ).asObservable().subscribe(outcome.observer())
+        let outcome = askApproval(for: a.session(of: requester))
         settle()
         func approveEnabled(_ client: TestClient) throws -> Bool {
             let modal = try #require(client.presents.last?.modal)
