@@ -18,4 +18,27 @@ static inline void rm_ev_loop_destroy(struct ev_loop *loop) { ev_loop_destroy(lo
 /// Whether the loop runs on epoll (the backend the measurements were made with).
 static inline int rm_ev_backend_is_epoll(struct ev_loop *loop) { return ev_backend(loop) == EVBACKEND_EPOLL; }
 
+/// A one-shot timer whose only work is to end the loop's wait (`rm_ev_wake_in`): the
+/// keepalive spreads a second's pings over it instead of sending them in one burst.
+struct rm_ev_wake {
+    ev_timer timer;
+};
+
+static void rm_ev_wake_fire(struct ev_loop *loop, ev_timer *timer, int events) {
+    (void)loop;
+    (void)timer;
+    (void)events;
+}
+
+static inline void rm_ev_wake_init(struct rm_ev_wake *wake) { ev_timer_init(&wake->timer, rm_ev_wake_fire, 0., 0.); }
+
+/// Arms the wake-up `seconds` from now unless one is already armed (an earlier one stands).
+static inline void rm_ev_wake_in(struct ev_loop *loop, struct rm_ev_wake *wake, double seconds) {
+    if (ev_is_active(&wake->timer)) return;
+    ev_timer_set(&wake->timer, seconds, 0.);
+    ev_timer_start(loop, &wake->timer);
+}
+
+static inline void rm_ev_wake_stop(struct ev_loop *loop, struct rm_ev_wake *wake) { ev_timer_stop(loop, &wake->timer); }
+
 #endif

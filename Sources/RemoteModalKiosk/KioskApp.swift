@@ -33,8 +33,16 @@ public final class KioskApp: Sendable {
     ///   - group: Its group.
     ///   - address: The host's address as shown to the person.
     ///   - script: A script for unattended mode, or `nil` for the interactive terminal.
-    public init(name: String, group: String?, address: String = "the host", script: KioskScript?) {
-        state = Mutex(State(model: KioskModel(name: name, group: group, address: address, clock: Self.timeOfDay)))
+    ///   - typedTextLifetime: Seconds a notice quoting what a person typed stays readable.
+    public init(
+        name: String, group: String?, address: String = "the host", script: KioskScript?,
+        typedTextLifetime: Double = KioskModel.defaultTypedTextLifetime
+    ) {
+        state = Mutex(
+            State(
+                model: KioskModel(
+                    name: name, group: group, address: address, clock: Self.timeOfDay,
+                    typedTextLifetime: typedTextLifetime)))
         self.script = script
     }
 

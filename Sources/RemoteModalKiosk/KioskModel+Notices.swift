@@ -10,6 +10,13 @@ extension KioskModel {
         // Words said on top go to the notices after a while (a bounded top line).
         if bannerNotice != nil, seenAt - bannerSince >= Self.bannerLifetime { clearBanner() }
         if freshSerial != nil, seenAt - freshSince >= Self.bannerLifetime { freshSerial = nil }
+        for index in notices.indices {
+            if let due = notices[index].forgetAt, seenAt >= due {
+                notices[index].text = notices[index].forgotten ?? ""
+                notices[index].forgetAt = nil
+                notices[index].forgotten = nil
+            }
+        }
         if let waiting = waitingTap, seenAt - waiting.since >= Self.tapWaitLimit {
             // Still connected, so the host answers its heartbeat: it just did nothing visible.
             waitingTap = nil
@@ -27,6 +34,7 @@ extension KioskModel {
             bannerNotice == nil ? nil : bannerSince + Self.bannerLifetime,
             freshSerial == nil ? nil : freshSince + Self.bannerLifetime,
             waitingTap.map { $0.since + Self.tapWaitLimit },
+            notices.compactMap(\.forgetAt).min(),
         ]
         return due.compactMap { $0 }.min()
     }
@@ -69,8 +77,11 @@ extension KioskModel {
 
     /// Adds a notice, stamped `time` (when it happened; now by default). A new one (`time`
     /// `nil`) is fresh: on the top line for `bannerLifetime`, unless a newer one replaces it;
-    /// words that were on top already (the banner) go straight to the list.
-    mutating func notify(_ level: StatusLevel, _ text: String, time: String? = nil) {
+    /// words that were on top already (the banner) go straight to the list. `forget`: the
+    /// text quotes what a person typed, and is replaced by `words` `after` seconds.
+    mutating func notify(
+        _ level: StatusLevel, _ text: String, time: String? = nil, forget: (after: Double, words: String)? = nil
+    ) {
         let fresh = time == nil
         let time = time ?? clock()
         noticeSerial += 1
@@ -87,10 +98,16 @@ extension KioskModel {
             notice.count += 1
             notice.time = time
             notice.serial = noticeSerial
+            if let forget { notice.forgetAt = seenAt + forget.after }
             notices.append(notice)
             return
         }
-        notices.append(Notice(level: level, text: text, serial: noticeSerial, time: time))
+        var notice = Notice(level: level, text: text, serial: noticeSerial, time: time)
+        if let forget {
+            notice.forgetAt = seenAt + forget.after
+            notice.forgotten = forget.words
+        }
+        notices.append(notice)
         while notices.count > Self.noticeLimit {
             let victim = notices.firstIndex { $0.level != .error } ?? 0
             notices.remove(at: victim)

@@ -41,6 +41,12 @@ public struct Notice: Sendable, Equatable {
     public var count = 1
     /// When it last came ("14:05:09"), shown once it came more than once.
     public var time = ""
+    /// When its text, which quotes what a person typed, is replaced by words that quote
+    /// nothing (the model's clock; `nil`: never). A kiosk's screen is shared: the next
+    /// passer-by must not read what the last one wrote.
+    public var forgetAt: Double?
+    /// The words that replace the text at `forgetAt`.
+    var forgotten: String?
 }
 
 /// The kiosk's state: controls, notices, the connection in words, and the modals on screen
@@ -189,6 +195,11 @@ public struct KioskModel: Sendable {
     /// Seconds a control tap waits for the host before the kiosk says it got no answer; the
     /// heartbeat gives a silent host up before (`activeSeconds + timeoutSeconds`, 9 s).
     public static let tapWaitLimit = 12.0
+    /// Seconds a notice that quotes what a person typed (a composer's text that was not sent)
+    /// stays readable, by default, before the text is cleared from the screen.
+    public static let defaultTypedTextLifetime = 120.0
+    /// Seconds a notice that quotes what a person typed stays readable (`--forget-typed-after`).
+    public var typedTextLifetime = KioskModel.defaultTypedTextLifetime
 
     /// The controls.
     public internal(set) var controls: [ControlItem] = []
@@ -277,9 +288,12 @@ public struct KioskModel: Sendable {
     ///   - group: Its group.
     ///   - address: The host's address, as the person may be told it.
     ///   - clock: The time of day as shown beside a repeated notice.
+    ///   - typedTextLifetime: Seconds a notice quoting what a person typed stays readable.
     public init(
-        name: String, group: String?, address: String = "the host", clock: @escaping @Sendable () -> String = { "" }
+        name: String, group: String?, address: String = "the host", clock: @escaping @Sendable () -> String = { "" },
+        typedTextLifetime: Double = KioskModel.defaultTypedTextLifetime
     ) {
+        self.typedTextLifetime = max(0, typedTextLifetime)
         self.name = name
         self.group = group
         self.address = address
@@ -427,7 +441,13 @@ public struct KioskModel: Sendable {
         default: break
         }
         if !ended.answered, let kept = Self.unsentText(of: ended) {
-            notify(.error, "What you wrote in \u{201C}\(title)\u{201D} was not sent: \(kept)")
+            notify(
+                .error, "What you wrote in \u{201C}\(title)\u{201D} was not sent: \(kept)",
+                forget: (
+                    after: typedTextLifetime,
+                    words: "What was written in \u{201C}\(title)\u{201D} was not sent; cleared from this screen after "
+                        + "\(Self.duration(typedTextLifetime))."
+                ))
         }
     }
 

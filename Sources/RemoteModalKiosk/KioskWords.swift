@@ -92,6 +92,13 @@ extension KioskModel {
         }
     }
 
+    /// A number of seconds in words: "2 minutes", "90 s", "1 minute".
+    static func duration(_ seconds: Double) -> String {
+        let whole = Int(seconds.rounded())
+        if whole >= 60, whole % 60 == 0 { return whole == 60 ? "1 minute" : "\(whole / 60) minutes" }
+        return "\(whole) s"
+    }
+
     /// A composer's fields as "To: ann@example.com · Body: ...", when someone changed them.
     static func unsentText(of open: OpenModal) -> String? {
         switch open.modal {

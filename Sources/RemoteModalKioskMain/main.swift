@@ -14,6 +14,9 @@ let parser = FlagParser(
         FlagSpec(
             "script", value: "FILE",
             help: "unattended mode: follow this JSON script on the test robot, log JSON lines (docs/kiosk.md)"),
+        FlagSpec(
+            "forget-typed-after", value: "SECONDS",
+            help: "clear a notice quoting unsent typed text from the screen after this long (default 120)"),
         FlagSpec("affinity", value: "KEY", help: "load balancer routing key (default: the group, else random)"),
     ], environmentPrefix: "KIOSK", maxPositional: 1)
 
@@ -38,9 +41,16 @@ do {
     }
     // The address as the person is told it: no query (the routing key), never a token.
     let address = String(url.prefix { $0 != "?" })
+    var typedTextLifetime = KioskModel.defaultTypedTextLifetime
+    if let text = flags.string("forget-typed-after") {
+        guard let seconds = Double(text), seconds >= 0, seconds.isFinite else {
+            fail("--forget-typed-after takes a number of seconds, 0 or more (got \(text))")
+        }
+        typedTextLifetime = seconds
+    }
     let app = KioskApp(
         name: flags.string("name") ?? ProcessInfo.processInfo.hostName, group: flags.string("group"),
-        address: address, script: script)
+        address: address, script: script, typedTextLifetime: typedTextLifetime)
     exit(
         try app.run(
             url: url, token: flags.string("token"), caFile: flags.string("ca-file"), affinity: flags.string("affinity"))

@@ -70,6 +70,10 @@ struct KeepaliveSchedule {
     /// Due connections wait for the next call (one whose `limit` ran out).
     var hasDueConnections: Bool { dueNext < due.count }
 
+    /// How many connections the tick being processed held when it came due (the pacing's
+    /// measure of a batch), 0 when none wait.
+    var dueInTick: Int { hasDueConnections ? due.count : 0 }
+
     /// Processes every tick after the last one up to `now` (several when the loop was busy
     /// for more than a second), at most `limit` connections in this call: the rest of a
     /// tick's are kept for the next (``hasDueConnections``), so that a tick with thousands

@@ -1,3 +1,4 @@
+import CRemoteModalLibEV
 import CRemoteModalLibWebSockets
 import Foundation
 import RemoteModalTransport
@@ -11,27 +12,58 @@ extension ServiceLoop {
         UInt32(truncatingIfNeeded: (DispatchTime.now().uptimeNanoseconds &- serviceThreadClockStart) / 1_000_000_000)
     }
 
-    /// Advances the keepalive to this second, once a turn (service thread): pings the
+    /// The fewest connections the keepalive looks at in one batch (each a few microseconds:
+    /// a TCP_INFO read, a ping's WRITEABLE).
+    static var keepaliveConnectionsPerTurn: Int { 16 }
+    /// The pause between two batches on libev, in nanoseconds.
+    static var keepaliveBatchSpacing: UInt64 { 5_000_000 }
+    /// How many batches a second's due connections are spread over on libev, at most (150 of
+    /// 5 ms: three quarters of the second), when there are more than 16 a batch.
+    static var keepaliveSpreadBatches: Int { 150 }
+
+    /// Advances the keepalive to this second (service thread, after every turn): pings the
     /// connections silent for `pingIntervalSeconds`, drops those silent for
     /// `pingIntervalSeconds * (1 + missedPongsBeforeClose)`. The loop turns at least once a
     /// second (the shim's heartbeat timer).
-    /// The most connections the keepalive looks at in one turn (each a few microseconds: a
-    /// TCP_INFO read, a ping's WRITEABLE): 15,000 idle ones come due at about 700 a second.
-    static var keepaliveConnectionsPerTurn: Int { 16 }
-
+    ///
+    /// A second's due connections are looked at in batches spread over most of that second
+    /// (on libev; the `poll()` fallback takes the next batch at the next turn): 15,000 idle
+    /// ones come due at about 700 a second, and 700 pings at once, with the 700 pongs they
+    /// bring back, put about 80 ms of loopback work in the way of a new session's welcome
+    /// once a second (docs/benchmarks.md).
     func serviceKeepalive() {
         guard var schedule = serviceThreadKeepalive else { return }
-        let now = keepaliveClock()
+        let nanoseconds = DispatchTime.now().uptimeNanoseconds
+        let now = UInt32(truncatingIfNeeded: (nanoseconds &- serviceThreadClockStart) / 1_000_000_000)
         guard now != schedule.tick || schedule.hasDueConnections else { return }
+        var limit = Self.keepaliveConnectionsPerTurn
+        if let loop = serviceThreadEventLoop {
+            let since = nanoseconds &- serviceThreadKeepaliveBatchAt
+            if schedule.hasDueConnections, since < Self.keepaliveBatchSpacing {
+                // Too soon after the last batch: the wake-up brings the loop back for the next.
+                rm_ev_wake_in(loop, keepaliveWake, Double(Self.keepaliveBatchSpacing - since) / 1e9)
+                return
+            }
+            // Enough a batch to finish a second's due within about `keepaliveSpreadBatches`
+            // batches; more when the loop has fallen a second behind.
+            let perBatch = (schedule.dueInTick + Self.keepaliveSpreadBatches - 1) / Self.keepaliveSpreadBatches
+            limit = max(limit, perBatch)
+            if now &- schedule.tick > 1 { limit *= 4 }
+        }
+        serviceThreadKeepaliveBatchAt = nanoseconds
         let closeAfter = schedule.closeAfter
         // Taken out while it runs: the closures below read the loop's other state.
         serviceThreadKeepalive = nil
         defer { serviceThreadKeepalive = schedule }
         defer {
-            // More due than one turn's share: the next turn comes at once, after what else
-            // is ready (lws_cancel_service from the service thread: the event pipe).
-            if schedule.hasDueConnections, let context = contextPointer.withLock({ $0?.pointer }) {
-                lws_cancel_service(context)
+            if schedule.hasDueConnections {
+                if let loop = serviceThreadEventLoop {
+                    rm_ev_wake_in(loop, keepaliveWake, Double(Self.keepaliveBatchSpacing) / 1e9)
+                } else if let context = contextPointer.withLock({ $0?.pointer }) {
+                    // The next turn comes at once, after what else is ready (lws_cancel_service
+                    // from the service thread: the event pipe).
+                    lws_cancel_service(context)
+                }
             }
         }
         schedule.advance(

@@ -100,6 +100,11 @@ final class ServiceLoop: @unchecked Sendable {
     var serviceThreadEventLoop: OpaquePointer?
     /// lws's once-a-second timer on libev (`rm_lws_heartbeat_start`); C memory, freed in deinit.
     let heartbeat: UnsafeMutablePointer<rm_lws_heartbeat>
+    /// The keepalive's paced wake-up on libev (`ServiceLoop+Keepalive`); C memory, freed in
+    /// deinit.
+    let keepaliveWake: UnsafeMutablePointer<rm_ev_wake>
+    /// When the keepalive last looked at a batch of due connections (uptime nanoseconds).
+    var serviceThreadKeepaliveBatchAt: UInt64 = 0
     /// `foreign_loops` for lws: one loop pointer (lws reads it during `lws_create_context`).
     let foreignLoops: UnsafeMutablePointer<UnsafeMutableRawPointer?>
     /// Open WebSocket connections by client address (server role).
@@ -171,6 +176,9 @@ final class ServiceLoop: @unchecked Sendable {
         foreignLoops.initialize(to: nil)
         heartbeat = .allocate(capacity: 1)
         heartbeat.initialize(to: rm_lws_heartbeat())
+        keepaliveWake = .allocate(capacity: 1)
+        keepaliveWake.initialize(to: rm_ev_wake())
+        rm_ev_wake_init(keepaliveWake)
     }
 
     deinit {
@@ -178,6 +186,7 @@ final class ServiceLoop: @unchecked Sendable {
         retryPolicy.deallocate()
         foreignLoops.deallocate()
         heartbeat.deallocate()
+        keepaliveWake.deallocate()
         free(protocolName)
         for string in cStrings { free(string) }
         serviceThreadScratch.deallocate()
@@ -253,7 +262,10 @@ final class ServiceLoop: @unchecked Sendable {
 
     /// Frees the libev loop once lws no longer uses it (service thread).
     func destroyEventLoop() {
-        if let loop = serviceThreadEventLoop { rm_ev_loop_destroy(loop) }
+        if let loop = serviceThreadEventLoop {
+            rm_ev_wake_stop(loop, keepaliveWake)
+            rm_ev_loop_destroy(loop)
+        }
         serviceThreadEventLoop = nil
     }
 

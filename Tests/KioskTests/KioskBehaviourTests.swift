@@ -256,6 +256,32 @@ struct KioskWaysOutTests {
         #expect(!untouched.notices.contains { $0.text.contains("was not sent") })
     }
 
+    @Test func unsentTextIsClearedFromTheSharedScreenAfterItsLifetime() {
+        // The cold trial: the next passer-by read the last one's unsent mail in the notices.
+        let mail = ModalDescription.mailComposer(
+            to: ["support@example.com"], cc: [], bcc: [], subject: "Hello", body: "Hello World!", isHTML: false)
+        var model = welcomed(mail)
+        for _ in 0..<4 { _ = model.press(.tab) }  // to the body
+        for character in " My PIN is 1234." { _ = model.press(.character(character)) }
+        model.receive(.dismiss(seq: 3, id: "m1", reason: .shutdown))
+        let start = model.notices.last.flatMap(\.forgetAt).map { $0 - KioskModel.defaultTypedTextLifetime }
+        #expect(start != nil)
+        let due = (start ?? 0) + KioskModel.defaultTypedTextLifetime
+        #expect(model.model.bannerExpiry.map { $0 <= due } == true, "a redraw comes when the text goes")
+        model.model.tick(now: due - 1)
+        #expect(KioskScreen.lines(model, width: 100, height: 30).joined().contains("My PIN is 1234."))
+        model.model.tick(now: due)
+        let screen = KioskScreen.lines(model, width: 100, height: 30).joined(separator: "\n")
+        #expect(!screen.contains("PIN"), "\(screen)")
+        #expect(
+            model.notices.last?.text
+                == "What was written in \u{201C}New mail\u{201D} was not sent; cleared from this screen after 2 minutes."
+        )
+        #expect(model.notices.last?.forgetAt == nil)
+        // A kiosk started with --forget-typed-after 0 keeps nothing readable.
+        #expect(KioskModel(name: "k", group: nil, typedTextLifetime: -5).typedTextLifetime == 0)
+    }
+
     @Test func theFirstWelcomeSaysNothing() {
         let model = welcomed()
         #expect(model.banner == nil)
