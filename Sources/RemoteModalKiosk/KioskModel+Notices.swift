@@ -82,6 +82,10 @@ extension KioskModel {
     mutating func notify(
         _ level: StatusLevel, _ text: String, time: String? = nil, forget: (after: Double, words: String)? = nil
     ) {
+        if let forget, forget.after <= 0 {
+            // Never readable: the words that quote nothing from the start.
+            return notify(level, forget.words, time: time)
+        }
         let fresh = time == nil
         let time = time ?? clock()
         noticeSerial += 1

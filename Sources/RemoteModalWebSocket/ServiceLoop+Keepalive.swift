@@ -8,8 +8,8 @@ import RemoteModalTransport
 extension ServiceLoop {
     /// Whole seconds since the context was created (the monotonic clock: about 20 ns a read,
     /// once per frame received).
-    func keepaliveClock() -> UInt32 {
-        UInt32(truncatingIfNeeded: (DispatchTime.now().uptimeNanoseconds &- serviceThreadClockStart) / 1_000_000_000)
+    func keepaliveClock(at nanoseconds: UInt64 = DispatchTime.now().uptimeNanoseconds) -> UInt32 {
+        UInt32(truncatingIfNeeded: (nanoseconds &- serviceThreadClockStart) / 1_000_000_000)
     }
 
     /// The fewest connections the keepalive looks at in one batch (each a few microseconds:
@@ -34,7 +34,7 @@ extension ServiceLoop {
     func serviceKeepalive() {
         guard var schedule = serviceThreadKeepalive else { return }
         let nanoseconds = DispatchTime.now().uptimeNanoseconds
-        let now = UInt32(truncatingIfNeeded: (nanoseconds &- serviceThreadClockStart) / 1_000_000_000)
+        let now = keepaliveClock(at: nanoseconds)
         guard now != schedule.tick || schedule.hasDueConnections else { return }
         var limit = Self.keepaliveConnectionsPerTurn
         if let loop = serviceThreadEventLoop {

@@ -5,6 +5,8 @@ import RemoteModalProtocol
 import RemoteModalQRCode
 import Testing
 
+private let mail = ModalDescription.mailComposer(
+    to: ["support@example.com"], cc: [], bcc: [], subject: "Hello", body: "Hello World!", isHTML: false)
 private let photos = ModalDescription.photoPicker(selectionLimit: 2, filter: [], maxBytes: 10_485_760)
 
 private let file = PickedFileInfo(name: "a.jpg", mimeType: "image/jpeg", size: 1_000_000, sha256: "ab")
@@ -238,8 +240,6 @@ struct KioskWaysOutTests {
     }
 
     @Test func aComposerTheHostEndsKeepsWhatWasWrittenOnScreen() {
-        let mail = ModalDescription.mailComposer(
-            to: ["support@example.com"], cc: [], bcc: [], subject: "Hello", body: "Hello World!", isHTML: false)
         var model = welcomed(mail)
         for _ in 0..<4 { _ = model.press(.tab) }  // to the body
         for character in " Call me." { _ = model.press(.character(character)) }
@@ -258,8 +258,6 @@ struct KioskWaysOutTests {
 
     @Test func unsentTextIsClearedFromTheSharedScreenAfterItsLifetime() {
         // The cold trial: the next passer-by read the last one's unsent mail in the notices.
-        let mail = ModalDescription.mailComposer(
-            to: ["support@example.com"], cc: [], bcc: [], subject: "Hello", body: "Hello World!", isHTML: false)
         var model = welcomed(mail)
         for _ in 0..<4 { _ = model.press(.tab) }  // to the body
         for character in " My PIN is 1234." { _ = model.press(.character(character)) }
@@ -280,6 +278,17 @@ struct KioskWaysOutTests {
         #expect(model.notices.last?.forgetAt == nil)
         // A kiosk started with --forget-typed-after 0 keeps nothing readable.
         #expect(KioskModel(name: "k", group: nil, typedTextLifetime: -5).typedTextLifetime == 0)
+    }
+
+    @Test func withNoLifetimeUnsentTextIsNeverShown() {
+        var kiosk = Kiosk()
+        kiosk.model = KioskModel(name: "lobby-1", group: "lobby", typedTextLifetime: 0)
+        kiosk.receive(.welcome(session: "s1", resumed: false, retentionSeconds: 60))
+        kiosk.receive(.present(seq: 1, id: "m1", modal: mail))
+        for character in "secret" { _ = kiosk.press(.character(character)) }
+        kiosk.receive(.dismiss(seq: 2, id: "m1", reason: .shutdown))
+        #expect(!kiosk.screen(width: 100, height: 30).contains("secret"))
+        #expect(kiosk.notices.last?.text.hasPrefix("What was written in \u{201C}New mail\u{201D} was not sent") == true)
     }
 
     @Test func theFirstWelcomeSaysNothing() {
