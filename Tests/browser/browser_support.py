@@ -145,7 +145,9 @@ class Page:
         return dialog.find_element(By.XPATH, f".//button[normalize-space(.)='{title}']")
 
     def toasts(self):
-        return self.script("return [...document.querySelectorAll('#toasts .toast')].map((t) => t.innerText.trim())")
+        # As read: a no-break space is a space.
+        return self.script("return [...document.querySelectorAll('#toasts .toast')]"
+                           ".map((t) => t.innerText.replace(/\\u00a0/g, ' ').trim())")
 
     def wait_toast(self, text, seconds=10):
         self.wait(seconds).until(lambda d: text in self.toasts())

@@ -9,7 +9,7 @@ from browser_support import RestartableHost
 
 # The notice names the dialog it closed, and says when what was typed in it comes back.
 RESTARTED = "The host restarted; “Sign in” was closed."
-TYPED_BACK = " What you typed comes back when you open it again."
+TYPED_BACK = " What you typed comes back if you open it again within 2 minutes."
 
 
 def banner_text(page):

@@ -13,7 +13,7 @@ from browser_support import Peer
 from test_connection import banner_text
 from test_words import field
 
-SIGN_IN_CLOSED = "The host restarted; “Sign in” was closed. What you typed comes back when you open it again."
+SIGN_IN_CLOSED = "The host restarted; “Sign in” was closed. What you typed comes back if you open it again within 2 minutes."
 
 
 def offline(page, proxy):
@@ -185,7 +185,7 @@ def test_a_saved_draft_outlives_a_host_restart_and_says_so(host, desktop):
     save_a_draft(page, host, "Lift broken again")
     host.kill()
     host.start_again()
-    page.wait_toast("The host restarted; you have a new session. What you saved comes back when you open it again.",
+    page.wait_toast("The host restarted; you have a new session. What you saved comes back if you open it again within 2 minutes.",
                     seconds=15)
     page.screenshot("restart-draft-kept")
     dialog = page.composer("Mail")
@@ -264,3 +264,76 @@ def test_the_requesters_disabled_approve_is_not_drawn_as_the_primary_action(host
         withdraw(page, approver, dialog)
     finally:
         approver.close()
+
+
+def test_typed_text_a_restart_kept_is_forgotten_after_forget_typed_after(host, page):
+    """On a shared screen what one person typed does not come back for the next: past
+    `?forgetTypedAfter=` seconds (default 120) the same flow opens empty, and the notice
+    said how long it would come back for."""
+    page.open(host.base, "?forgetTypedAfter=3")
+    page.tap("signIn")
+    email, _ = page.dialog().find_elements(By.TAG_NAME, "input")
+    email.send_keys("dana@example.com")
+    host.kill()
+    host.start_again()
+    closed = "The host restarted; “Sign in” was closed. What you typed comes back if you open it again within 3 s."
+    page.wait(15).until(lambda d: [n.text for n in page.finds("dialog.notice .message")] == [closed])
+    kept = page.script("return sessionStorage.getItem('remote-modal.carry')")
+    assert "dana@example.com" in kept, kept
+    time.sleep(3.5)
+    page.button(page.find("dialog.notice"), "OK").click()
+    page.tap("signIn")
+    dialog = page.dialog()
+    assert dialog.find_elements(By.TAG_NAME, "input")[0].get_attribute("value") == "", "the next passer-by finds it empty"
+    assert not dialog.find_elements(By.CSS_SELECTOR, ".carried-line")
+    assert "dana" not in (page.script("return sessionStorage.getItem('remote-modal.carry')") or ""), "gone from storage too"
+    page.screenshot("typed-text-forgotten")
+    page.assert_no_bad_message()
+
+
+def test_an_unsent_mail_in_a_notice_is_cleared_from_the_screen_after_a_while(host, desktop):
+    """A composer the host lost keeps its text in the notice to copy, for
+    `?forgetTypedAfter=` seconds; then the notice says it was cleared, and the text is gone
+    from the page (not merely hidden)."""
+    page = desktop
+    page.open(host.base, "?forgetTypedAfter=4")
+    dialog = page.composer("Mail")
+    dialog.find_element(By.CSS_SELECTOR, "textarea").send_keys(" My flat number is 12.")
+    host.kill()
+    host.start_again()
+    page.wait(15).until(lambda d: page.finds("dialog.notice textarea.kept-text"))
+    assert "My flat number is 12." in page.find("dialog.notice textarea.kept-text").get_attribute("value")
+    page.screenshot("unsent-mail-kept")
+    page.wait(10).until(lambda d: not page.finds("dialog.notice textarea.kept-text"))
+    notice = page.find("dialog.notice")
+    assert "What was written in “New mail” was not sent; cleared from this screen after 4 s." in notice.text, notice.text
+    assert notice.find_element(By.CSS_SELECTOR, ".message").text == "The host restarted; “New mail” was closed.", \
+        "it no longer says it comes back"
+    assert "flat number" not in page.script("return document.body.innerHTML"), "gone from the page, not hidden"
+    page.wait(2).until(lambda d: "flat number" not in (page.script("return sessionStorage.getItem('remote-modal.carry')") or ""))
+    assert not notice.find_elements(By.XPATH, ".//button[normalize-space()='Copy']")
+    page.screenshot("unsent-mail-cleared")
+    page.button(notice, "OK").click()
+    assert not page.finds("dialog.notice")
+    page.assert_no_bad_message()
+
+
+def test_forget_typed_after_zero_keeps_nothing_on_screen(host, desktop):
+    """`?forgetTypedAfter=0`: an unsent mail's text is never drawn, and nothing comes back."""
+    page = desktop
+    page.open(host.base, "?forgetTypedAfter=0")
+    dialog = page.composer("Mail")
+    dialog.find_element(By.CSS_SELECTOR, "textarea").send_keys(" My flat number is 12.")
+    host.kill()
+    host.start_again()
+    page.wait(15).until(lambda d: "The host restarted; “New mail” was closed." in
+                        [n.text for n in page.finds("dialog.notice .message")])
+    notice = page.find("dialog.notice")
+    assert "What was written in “New mail” was not sent; it is not shown on this screen." in notice.text, notice.text
+    assert not page.finds("dialog.notice textarea.kept-text")
+    assert "flat number" not in page.script("return document.body.innerHTML")
+    page.button(notice, "OK").click()
+    dialog = page.composer("Mail")
+    assert "flat number" not in dialog.find_element(By.CSS_SELECTOR, "textarea").get_attribute("value")
+    assert not dialog.find_elements(By.CSS_SELECTOR, ".carried-line")
+    page.assert_no_bad_message()

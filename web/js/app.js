@@ -2,7 +2,7 @@
 import { ModalClient } from "./protocol.js";
 import { resolveSocketURL } from "./socketURL.js";
 import { capabilities } from "./modals/index.js";
-import { openModal, setBusy, withCodeWords } from "./modals/dialog.js";
+import { durationWords, openModal, setBusy, withCodeWords } from "./modals/dialog.js";
 import "./signature.js";
 
 const $ = (selector) => document.querySelector(selector);
@@ -316,7 +316,7 @@ client.addEventListener("sessionLost", ({ detail }) => {
   }
   if (detail.modals === 0 && everOpen) {
     const lead = detail.reason === "restarted" ? "The host restarted; you have a new session." : "Your session expired; you have a new session.";
-    toast("info", drafts ? `${lead} What you saved comes back when you open it again.` : lead);
+    toast("info", drafts ? `${lead} What you saved comes back if you open it again within ${durationWords(FORGET_TYPED_MS)}.` : lead);
   }
 });
 
@@ -325,6 +325,26 @@ client.addEventListener("sessionLost", ({ detail }) => {
 // title): filled in again when the same flow presents it in the new session. A password is
 // never kept.
 const CARRY_KEY = "remote-modal.carry";
+// How long what a person typed and did not send stays readable or comes back
+// (`?forgetTypedAfter=SECONDS`, 0: never; default 120): an unattended screen is shared, and
+// the next passer-by neither reads it nor finds it filled in.
+const FORGET_TYPED_MS = (() => {
+  const given = params.get("forgetTypedAfter");
+  if (given === null) return 120_000;
+  const seconds = Number(given);
+  if (given.trim() !== "" && Number.isFinite(seconds) && seconds >= 0) return Math.round(seconds * 1000);
+  console.warn(`?forgetTypedAfter= takes a number of seconds, 0 or more (got ${given}); 120 s it is`);
+  return 120_000;
+})();
+/** The carried entries not yet forgotten (older ones are dropped from storage as read). */
+function readCarried() {
+  const carried = readJSON(CARRY_KEY) ?? {};
+  const now = Date.now();
+  const fresh = Object.fromEntries(Object.entries(carried)
+    .filter(([, kept]) => typeof kept?.at === "number" && now - kept.at <= FORGET_TYPED_MS && kept.at <= now + 60_000));
+  if (Object.keys(fresh).length !== Object.keys(carried).length) writeJSON(CARRY_KEY, fresh);
+  return fresh;
+}
 const SAVED_KEY = "remote-modal.saved";
 const readJSON = (key) => { try { return JSON.parse(sessionStorage.getItem(key) ?? "null"); } catch { return null; } };
 const writeJSON = (key, value) => { try { sessionStorage.setItem(key, JSON.stringify(value)); } catch { /* full */ } };
@@ -337,8 +357,10 @@ const typedValues = (dialog) => typedNodes(dialog).map((node) => (node.type === 
 /** Keeps what was typed in `entry`'s dialog for its flow's return; whether anything was. */
 function carryTyped(entry, modal, why) {
   const values = typedValues(entry.handle.dialog);
+  if (FORGET_TYPED_MS === 0) return false;
   if (!values.some((value, index) => value !== null && value !== entry.initial[index])) return false;
-  writeJSON(CARRY_KEY, { ...(readJSON(CARRY_KEY) ?? {}), [flowKey(modal)]: { values, why, draft: false } });
+  writeJSON(CARRY_KEY, { ...readCarried(), [flowKey(modal)]: { values, why, draft: false, at: Date.now() } });
+  setTimeout(readCarried, FORGET_TYPED_MS + 100);     // and out of storage when it is forgotten
   return true;
 }
 
@@ -348,9 +370,12 @@ function carryDrafts(why, lostSession) {
   const saved = readJSON(SAVED_KEY);
   sessionStorage.removeItem(SAVED_KEY);
   if (!saved || saved.session !== lostSession || !Object.keys(saved.drafts ?? {}).length) return false;
-  const carried = readJSON(CARRY_KEY) ?? {};
-  for (const [key, values] of Object.entries(saved.drafts)) carried[key] ??= { values, why, draft: true };
+  if (FORGET_TYPED_MS === 0) return false;
+  const carried = readCarried();
+  const at = Date.now();
+  for (const [key, values] of Object.entries(saved.drafts)) carried[key] ??= { values, why, draft: true, at };
   writeJSON(CARRY_KEY, carried);
+  setTimeout(readCarried, FORGET_TYPED_MS + 100);
   return true;
 }
 
@@ -369,7 +394,7 @@ function noteSaved(id, modal, message) {
 
 /** Fills a flow's carried values into its dialog, once, and says so there. */
 function fillCarried(handle, modal) {
-  const carried = readJSON(CARRY_KEY) ?? {};
+  const carried = readCarried();
   const kept = carried[flowKey(modal)];
   if (!kept) return;
   delete carried[flowKey(modal)];
@@ -441,7 +466,7 @@ client.addEventListener("rejected", ({ detail }) => {
 
 // Why a modal went away without the person, in words, where it was: [title, message] for
 // the dialog's name (null: none shown) and whether what was typed in it was kept.
-const comesBack = (carried) => (carried ? " What you typed comes back when you open it again." : "");
+const comesBack = (carried) => (carried ? ` What you typed comes back if you open it again within ${durationWords(FORGET_TYPED_MS)}.` : "");
 const NOTICES = {
   restarted: (name, carried) => name
     ? [name, `The host restarted; “${name}” was closed.${comesBack(carried)}`]
@@ -480,9 +505,16 @@ client.addEventListener("dismiss", ({ detail }) => {
     const lost = ["restarted", "expired", "shutdown"].includes(detail.reason) && !entry.handle.ui.answered;
     const carried = lost && carryTyped(entry, entry.modal, detail.reason === "expired" ? "expired" : "restarted");
     const [title, text] = words(name, carried);
-    entry.handle.notice(title, text, restoreFocus, detail.reason);
+    entry.handle.notice(title, text, restoreFocus, detail.reason, FORGET_TYPED_MS);
     entry.handle.dialog.dataset.name = name ?? "";
     entry.handle.dialog.dataset.carried = String(carried);
+    // Once forgotten, nothing comes back: the notice stops saying it does.
+    if (carried) setTimeout(() => {
+      const { dialog } = entry.handle;
+      if (!dialog.isConnected || dialog.dataset.carried !== "true") return;
+      dialog.dataset.carried = "false";
+      dialog.querySelector(".message").textContent = NOTICES[dialog.dataset.reason ?? detail.reason](name, false)[1];
+    }, FORGET_TYPED_MS);
   } else {
     entry.handle.close().then(restoreFocus);
   }

@@ -352,6 +352,14 @@ export class DialogUI {
   anchor(source) { return this.io.anchor(source); }
 }
 
+/** A duration in words: "2 minutes", "90 s". */
+export function durationWords(ms) {
+  const seconds = Math.round(ms / 1000);
+  // No-break spaces: "4 s" never breaks across lines.
+  if (seconds >= 60 && seconds % 60 === 0) return seconds === 60 ? "1\u00a0minute" : `${seconds / 60}\u00a0minutes`;
+  return `${seconds}\u00a0s`;
+}
+
 /** What was written and not sent, in a notice: read-only text to select, and Copy. */
 function keptText(id, text, unsure) {
   const note = el("p", { id: `kept-${id}`, class: "kept-note",
@@ -497,8 +505,11 @@ export function openModal(id, modal, io, layer) {
     setTimeout(finish, 140);
   });
   /** The modal ended without the person: say why where it was, and give the page back. */
-  handle.notice = (title, text, onDone, reason = null) => {
+  /** `forgetAfterMs`: how long unsent typed text stays readable in the notice (null: until
+   *  OK; 0: never shown); then it is cleared, saying so (an unattended screen is shared). */
+  handle.notice = (title, text, onDone, reason = null, forgetAfterMs = null) => {
     const unsent = ui.unsentText?.() ?? "";      // read before the fields go
+    const heading = content.querySelector("h2")?.textContent?.trim();
     handle.closing = true;
     for (const done of ui.closeHandlers) done();
     const ok = actionButton("OK", { preferred: true });
@@ -508,14 +519,27 @@ export function openModal(id, modal, io, layer) {
     connectionLine.remove();
     // An answer given before the host lost the session may have been taken before it did.
     const unsure = ui.answered && (reason === "restarted" || reason === "expired");
-    content.replaceChildren(box, ...(unsent ? keptText(id, unsent, unsure) : []), el("div", { class: "actions" }, ok));
-    dialog.className = `modal notice modal-${modal.kind}${unsent ? " keeps-text" : ""}`;
+    const shown = unsent && forgetAfterMs !== 0;
+    const kept = shown ? keptText(id, unsent, unsure) : [];
+    const forgotten = () => el("p", { id: `kept-${id}`, class: "kept-note forgotten",
+      text: `What was written${heading ? ` in “${heading}”` : ""} ${unsure ? "may not have been" : "was not"} sent; ${forgetAfterMs
+        ? `cleared from this screen after ${durationWords(forgetAfterMs)}.` : "it is not shown on this screen."}` });
+    content.replaceChildren(box, ...(shown ? kept : unsent ? [forgotten()] : []), el("div", { class: "actions" }, ok));
+    dialog.className = `modal notice modal-${modal.kind}${shown ? " keeps-text" : ""}`;
     if (reason) dialog.dataset.reason = reason;
     dialog.setAttribute("role", "dialog");
     dialog.setAttribute("aria-describedby", unsent ? `${message.id} kept-${id}` : message.id);
     dialog.close();
     dialog.show();                               // not modal: the controls work again
-    ok.addEventListener("click", () => { dialog.close(); dialog.remove(); onDone?.(); });
+    const forget = shown && forgetAfterMs ? setTimeout(() => {
+      if (!dialog.isConnected) return;
+      const focusWasInside = kept.some((node) => node.contains(document.activeElement));
+      kept[0].replaceWith(forgotten());
+      for (const node of kept.slice(1)) node.remove();
+      dialog.classList.remove("keeps-text");
+      if (focusWasInside) ok.focus();
+    }, forgetAfterMs) : null;
+    ok.addEventListener("click", () => { clearTimeout(forget); dialog.close(); dialog.remove(); onDone?.(); });
   };
 
   if (modal.kind === "alert") dialog.setAttribute("role", "alertdialog");
