@@ -7,6 +7,14 @@ extension KioskModel {
     /// - Parameter now: The client's clock.
     public mutating func tick(now: Double) {
         seenAt = max(seenAt, now)
+        if let retry {
+            let left = max(0, retry.due - seenAt)
+            connectionDetail =
+                Self.words(
+                    for: .reconnecting(attempt: retry.attempt, retryIn: left, why: retry.why), address: address,
+                    everConnected: welcomed
+                ).1
+        }
         // Words said on top go to the notices after a while (a bounded top line).
         if bannerNotice != nil, seenAt - bannerSince >= Self.bannerLifetime { clearBanner() }
         if freshSerial != nil, seenAt - freshSince >= Self.bannerLifetime { freshSerial = nil }
@@ -35,6 +43,12 @@ extension KioskModel {
             freshSerial == nil ? nil : freshSince + Self.bannerLifetime,
             waitingTap.map { $0.since + Self.tapWaitLimit },
             notices.compactMap(\.forgetAt).min(),
+            retry.flatMap { retry -> Double? in
+                // The countdown's next whole second, then "trying again now".
+                let left = retry.due - seenAt
+                guard left > 0 else { return nil }
+                return retry.due - (left.rounded(.up) - 1)
+            },
         ]
         return due.compactMap { $0 }.min()
     }

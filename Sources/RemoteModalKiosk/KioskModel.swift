@@ -209,6 +209,9 @@ public struct KioskModel: Sendable {
     public internal(set) var connection: Connection = .connecting
     /// The connection in words when it is not up ("Cannot reach ...: why. Next try in 2 s.").
     public internal(set) var connectionDetail: String?
+    /// While waiting to reconnect: when the next attempt starts, and the state that said so
+    /// (the countdown is redrawn as it runs, and says "trying again now" once it is due).
+    var retry: (due: Double, attempt: Int, why: Disconnection)?
     /// Modals presented and not ended, in order; the first is on screen.
     public internal(set) var modals: [OpenModal] = []
     /// Something the person must read first; cleared by the next key (it stays a notice).
@@ -381,6 +384,11 @@ public struct KioskModel: Sendable {
 
     mutating func connectionChanged(_ state: ConnectionState) {
         (connection, connectionDetail) = Self.words(for: state, address: address, everConnected: welcomed)
+        if case .reconnecting(let attempt, let retryIn, let why) = state {
+            retry = (seenAt + retryIn, attempt, why)
+        } else {
+            retry = nil
+        }
         if connection == .refused || connection == .unauthorized, !keptTaps.isEmpty {
             // The host turned the kiosk away: what was kept for it will not go.
             let titles = Self.quoted(keptTaps.map(\.title))

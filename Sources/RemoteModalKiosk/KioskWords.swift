@@ -18,6 +18,11 @@ extension KioskModel {
         case .closed: return (.reconnecting, "Closed.")
         case .reconnecting(let attempt, let retryIn, let why):
             let lead = everConnected ? "Lost the host at \(address)" : "Cannot reach the host at \(address)"
+            // Due (the attempt is under way, up to the welcome's 10 s): said so, not a countdown
+            // stuck at "1 s".
+            guard retryIn > 0 else {
+                return (.reconnecting, "\(lead): \(reason(why)). Trying again now (attempt \(attempt))...")
+            }
             let seconds = max(1, Int(retryIn.rounded(.up)))
             return (.reconnecting, "\(lead): \(reason(why)). Next try in \(seconds) s (attempt \(attempt)).")
         case .stopped(.unauthorized):

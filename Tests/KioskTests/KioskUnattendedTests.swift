@@ -127,6 +127,52 @@ struct KioskUnattendedTests {
         #expect(kiosk.press(.character("2")) == [.result(id: "m1", value: ["action": 1])])
     }
 
+    @Test func theReconnectCountdownRunsAndSaysWhenAnAttemptIsUnderWay() {
+        // It said "Next try in 1 s" for the whole attempt (up to 10 s waiting for a welcome).
+        var kiosk = Kiosk()
+        kiosk.run(kiosk.machine.handle(.linkFailed(attempt: kiosk.attempt, .refused)))
+        guard
+            case .reconnecting(_, let retryIn, _)? = kiosk.updates.compactMap({ update -> ConnectionState? in
+                if case .connection(let state) = update { return state }
+                return nil
+            }).last
+        else {
+            Issue.record("no reconnecting state")
+            return
+        }
+        let lead = "Cannot reach the host at ws://127.0.0.1:8080/ws: nothing answers there (connection refused)."
+        #expect(
+            kiosk.model.connectionDetail == "\(lead) Next try in \(max(1, Int(retryIn.rounded(.up)))) s (attempt 2).")
+        // The next redraw is due when the shown second changes, then at the attempt.
+        let expiry = kiosk.model.bannerExpiry
+        #expect(expiry != nil && expiry! <= retryIn + 1e-9)
+        kiosk.model.tick(now: retryIn + 0.01)
+        #expect(kiosk.model.connectionDetail == "\(lead) Trying again now (attempt 2)...")
+        #expect(kiosk.model.bannerExpiry == nil, "nothing more changes by itself until the attempt ends")
+        kiosk.now = retryIn + 0.01
+        kiosk.fire(.reconnect)
+        kiosk.run(kiosk.machine.handle(.linkFailed(attempt: kiosk.attempt, .refused)))
+        #expect(kiosk.model.connectionDetail?.hasPrefix("\(lead) Next try in") == true)
+        #expect(kiosk.model.connectionDetail?.hasSuffix("(attempt 3).") == true)
+    }
+
+    @Test func aLongCountdownIsRedrawnEachSecond() {
+        var model = KioskModel(name: "k", group: nil, address: "ws://h/ws")
+        model.apply(.connection(.reconnecting(attempt: 4, retryIn: 5.5, why: .failed(.refused))), now: 100)
+        #expect(model.connectionDetail?.contains("Next try in 6 s (attempt 4).") == true)
+        #expect(model.bannerExpiry == 100.5)
+        model.tick(now: 100.5)
+        #expect(model.connectionDetail?.contains("Next try in 5 s (attempt 4).") == true)
+        #expect(model.bannerExpiry == 101.5)
+        model.tick(now: 104.6)
+        #expect(model.connectionDetail?.contains("Next try in 1 s (attempt 4).") == true)
+        model.tick(now: 105.5)
+        #expect(model.connectionDetail?.contains("Trying again now (attempt 4)...") == true)
+        model.apply(.connection(.connected(resumed: false)), now: 106)
+        #expect(model.connectionDetail == nil)
+        #expect(model.bannerExpiry == nil)
+    }
+
     @Test func anUnreachableHostIsNamedWithTheReasonAndARefusalStopsUntilR() {
         var kiosk = Kiosk()
         kiosk.run(kiosk.machine.handle(.linkFailed(attempt: kiosk.attempt, .refused)))

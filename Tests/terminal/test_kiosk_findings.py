@@ -537,3 +537,29 @@ def test_after_a_hostile_flood_the_kiosk_is_idle_again_at_once():
     finally:
         kiosk.close()
         host.close()
+
+
+def test_an_attempt_under_way_is_said_not_a_countdown_stuck_at_1_s():
+    """A host that takes the connection and never answers (a listener that accepts nothing
+    further): each attempt waits up to 10 s for a welcome. The line counted "Next try in 1 s"
+    through all of it; it now counts down and then says an attempt is under way."""
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(16)                         # the kernel completes the handshake; nothing answers
+    port = listener.getsockname()[1]
+    terminal = Tmux(f"kiosk-attempt-{os.getpid()}-{time.monotonic_ns()}",
+                    f"{KIOSK} ws://127.0.0.1:{port}/ws --name lobby-1")
+    try:
+        terminal.wait_for("the host is not answering (no welcome in 10 s).", seconds=20)
+        # The first wait is short (0.5 s doubling, full jitter): the attempt is soon under way,
+        # and stays so for its 10 s.
+        terminal.wait_for("Trying again now (attempt 2)...", seconds=10)
+        time.sleep(3)
+        capture(terminal, "attempt-under-way")
+        assert "Trying again now (attempt 2)..." in terminal.screen(), terminal.screen()
+        assert "Next try in" not in terminal.screen(), terminal.screen()
+        # That attempt fails the same way, and the count goes on.
+        terminal.wait_for("Trying again now (attempt 3)...", seconds=20)
+    finally:
+        terminal.close()
+        listener.close()
