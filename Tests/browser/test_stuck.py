@@ -1,13 +1,18 @@
 """Every way a person could get stuck in a dialog, tried in a real browser: each asserts what
 the person sees afterwards and what the host received (no bad_message, the control not busy,
 the right status)."""
+import http.server
+import json
+import os
+import threading
 import time
 
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
-from browser_support import Peer
+from browser_support import Peer, RestartableHost
+from hosts import ROOT
 
 
 def press(page, *keys):
@@ -188,3 +193,72 @@ def test_a_tap_outside_a_sheet_is_its_cancel(host, phone):
     assert [m["value"] for m in page.answers(modal_id)] == [{"action": 3}]
     page.wait_idle("country")
     page.assert_no_bad_message()
+
+
+class HungProvider:
+    """An OpenID provider whose discovery answers and whose sign-in page never does (it took
+    the request and hangs): the window the page opens stays blank."""
+
+    def __init__(self):
+        provider = self
+        self.release = threading.Event()
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_GET(self):
+                if self.path.startswith("/.well-known/openid-configuration"):
+                    body = json.dumps({"issuer": provider.issuer,
+                                       "authorization_endpoint": f"{provider.issuer}/authorize"}).encode()
+                    self.send_response(200)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(body)))
+                    self.end_headers()
+                    self.wfile.write(body)
+                else:
+                    provider.release.wait(60)          # hung: nothing until the test ends
+
+            def log_message(self, *args):
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    @property
+    def issuer(self):
+        return f"http://127.0.0.1:{self.server.server_address[1]}"
+
+    def stop(self):
+        self.release.set()
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def test_a_hung_sign_in_window_is_named_with_a_way_out(desktop):
+    """The provider takes the sign-in request and never answers: the dialog said "this closes
+    by itself" with a blank window for ever. It says from the start what to do if the window
+    stays blank, and Cancel closes the window and ends the flow in words."""
+    page = desktop
+    provider = HungProvider()
+    host = RestartableHost("--web-root", os.path.join(ROOT, "web"), "--oidc-issuer", provider.issuer, "--oidc-client-id", "remote-modal-demo")
+    try:
+        page.open(host.base)
+        main = page.driver.current_window_handle
+        page.tap("login")
+        dialog = page.dialog()
+        modal_id = page.modal_id(dialog)
+        page.wait().until(lambda d: len(d.window_handles) == 2)
+        time.sleep(2)                                   # the window loads nothing
+        page.driver.switch_to.window(main)
+        assert "If that window stays blank or shows an error you cannot get past, press Cancel and try again later." \
+            in dialog.text, dialog.text
+        page.screenshot("sign-in-window-hung")
+        page.button(dialog, "Cancel").click()
+        page.wait_toast("Log in cancelled")
+        page.wait().until(lambda d: len(d.window_handles) == 1)
+        page.no_dialog()
+        page.wait_idle("login")
+        assert page.answers(modal_id) == [{"type": "failure", "id": modal_id, "code": "cancelled"}]
+        page.assert_no_bad_message()
+    finally:
+        host.stop()
+        provider.stop()

@@ -20,9 +20,14 @@ function refuseFlow(reason, ui) {
   setTimeout(() => ui.answer({ type: "failure", code: "failed", message: `refused to open: ${reason}` }), 0);
 }
 
+// True whether the provider answers or hangs (the page cannot see into its window): the
+// person is never left waiting on "closes by itself" with a blank window and no word.
+const POPUP_OPEN = "A sign-in window is open. Finish there; this closes by itself once you are signed in. " +
+  "If that window stays blank or shows an error you cannot get past, press Cancel and try again later.";
+
 function popupFlow(modal, ui) {
   ui.heading("Sign in with your provider");
-  const note = ui.message("A sign-in window is open. Finish there; this closes by itself.");
+  const note = ui.message(POPUP_OPEN);
   let popup = null;
   let closedAt = 0;
   const cancel = () => { popup?.close(); ui.fail("cancelled", cancelButton); };
@@ -30,7 +35,7 @@ function popupFlow(modal, ui) {
     popup = window.open(modal.url, `auth-${ui.id}`, "popup,width=520,height=640");
     closedAt = 0;
     if (popup) {
-      note.textContent = "A sign-in window is open. Finish there; this closes by itself.";
+      note.textContent = POPUP_OPEN;
       ui.showError("");
     } else {
       ui.showError("The browser blocked the sign-in window. Allow pop-ups for this page, then open it again.");
