@@ -66,7 +66,9 @@ def test_the_sign_in_rule_is_said_while_sign_in_is_disabled(host, desktop):
     # Enter with the password still empty: refused, in the rule's words.
     email.send_keys(Keys.ENTER)
     hint = dialog.find_element(By.CSS_SELECTOR, ".hint-line")
-    page.wait().until(lambda d: hint.text == f"Fill in the fields first: {RULE}")
+    page.wait().until(lambda d: hint.text == "Fill in the fields first, as said above")
+    assert rule.text == RULE, "the rule stays where it stands"
+    assert dialog.text.count(RULE) == 1, f"the rule once on screen, not twice: {dialog.text}"
     field(dialog, "Password").send_keys("pw")
     page.wait().until(lambda d: sign_in.is_enabled())
     # The moment the host enables it, neither the rule nor the refusal is left up (the

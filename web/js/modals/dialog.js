@@ -184,8 +184,14 @@ export class DialogUI {
     const empty = [...this.body.querySelectorAll("input, textarea")].some((node) => !node.value);
     const title = preferred?.querySelector(".label")?.textContent;
     const reason = empty || !title ? "Fill in the fields first" : `“${title}” is not available with what is filled in`;
-    // The host's words for the rule, when it said them.
+    // The host's words for the rule, when it said them, are on screen already (the rule
+    // line): said again there (announced anew), not a second time in the hint.
     const rule = preferred?.hasAttribute("aria-describedby") ? this.ruleLine.textContent : "";
+    if (rule && !this.ruleLine.hidden) {
+      this.ruleLine.textContent = "";
+      queueMicrotask(() => { this.ruleLine.textContent = rule; });
+      return `${reason}, as said above`;
+    }
     return rule ? `${reason}: ${rule}` : reason;
   }
 
