@@ -263,6 +263,49 @@ def test_an_answer_given_offline_waits_visibly_and_arrives_exactly_once(host, pr
     page.assert_no_bad_message()
 
 
+def test_an_answer_kept_offline_can_still_be_changed_or_cancelled(host, proxy, desktop):
+    """A person who changes their mind while the host cannot be reached: the kept answer is
+    not yet the host's, so another choice replaces it, and Escape replaces it with the sheet's
+    cancel (the page had every button disabled; the kiosk's Escape already did this). Only
+    the last goes, once."""
+    page = desktop
+    page.open(proxy.base)
+    for last in ("Japan", "escape"):
+        page.tap("country")
+        dialog = page.dialog()
+        modal_id = page.modal_id(dialog)
+        proxy.cut()
+        page.wait().until(lambda d: "Reconnecting… attempt" in banner_text(page))
+        page.button(dialog, "France").click()
+        status = dialog.find_element(By.CSS_SELECTOR, ".answer-status")
+        assert "You can still change it, or press Escape to cancel." in status.text, status.text
+        assert page.button(dialog, "Japan").is_enabled(), "the other choices still go"
+        page.screenshot("answer-kept-changeable")
+        if last == "escape":
+            dialog.send_keys(Keys.ESCAPE)
+        else:
+            page.button(dialog, last).click()
+            assert page.button(dialog, "Japan").get_attribute("aria-busy") == "true"
+            assert page.button(dialog, "France").get_attribute("aria-busy") != "true", "the first choice is no longer kept"
+        page.restore_before_retry(proxy)
+        dialog.find_element(By.CSS_SELECTOR, ".connection-line button").click()
+        if last == "escape":
+            page.wait_toast("Country choice cancelled")
+        else:
+            page.wait_toast("Country: Japan")
+        page.no_dialog()
+        time.sleep(1)
+        answers = page.answers(modal_id)
+        assert len(answers) == 1, answers
+        if last == "escape":
+            assert answers[0]["value"]["action"] not in (0, 1), answers      # the sheet's Cancel
+        else:
+            assert answers[0]["value"] == {"action": 1}, answers
+        assert "Country: France" not in page.toasts()
+        page.wait_idle("country")
+    page.assert_no_bad_message()
+
+
 def test_a_reload_brings_the_modal_back_with_what_was_typed_except_the_password(host, desktop):
     page = desktop
     page.open(host.base)

@@ -109,7 +109,7 @@ export class DialogUI {
       button.dataset.index = String(index);
       button.addEventListener("click", (event) => {
         event.preventDefault();
-        if (!button.disabled && !this.answered) pick(index, button);
+        if (!button.disabled && (!this.answered || this.changeable)) pick(index, button);
       });
       // A disabled button gets no click, but the pointer's press and release still reach it.
       button.addEventListener("pointerup", () => this.keepDisabled(button));
@@ -269,7 +269,7 @@ export class DialogUI {
 
   /** A close request: the kind's cancel action, or a visible refusal. */
   cancel() {
-    if (this.answered) return this.refuse("Waiting for the host to confirm your answer");
+    if (this.answered && !this.changeable) return this.refuse("Waiting for the host to confirm your answer");
     if (this.cancelHandler) return this.cancelHandler();
     // A rule the host stated (the requester's copy of an approval) says more than "choose":
     // the dialog shakes and the rule is said again where it stands, not twice on screen.
@@ -304,7 +304,10 @@ export class DialogUI {
 
   /** The one way an answer leaves the dialog. */
   answer(message, button = null) {
-    if (this.answered) return;
+    if (this.answered && !this.changeable) return;
+    // A kept answer not yet sent is replaced by the new one (the client keeps one per modal).
+    if (this.changeable && this.busyButton) setBusy(this.busyButton, false);
+    this.changeable = false;
     this.answered = true;
     this.errorLine.hidden = true;
     this.dialog.classList.add("answered");
@@ -324,12 +327,18 @@ export class DialogUI {
   /** The client sent the answer, or keeps it until the connection is back. */
   answerState(sent) {
     this.dialog.classList.toggle("waiting", !sent);
-    this.status.textContent = sent ? "" : `${unreachedLead()}: your answer is kept and will be sent when the connection is back (unless the host has ended this request by then).`;
+    // Kept, not sent: the person may still change their mind (another choice, or Escape
+    // for the kind's cancel replaces it), as the kiosk's Escape does; sent, it is the host's.
+    this.changeable = !sent && this.answered;
+    this.content.disabled = this.answered && !this.changeable;
+    this.dialog.classList.toggle("answered", this.answered && !this.changeable);
+    this.status.textContent = sent ? "" : `${unreachedLead()}: your answer is kept and will be sent when the connection is back (unless the host has ended this request by then). You can still change it, or press Escape to cancel.`;
   }
 
   /** The host refused the answer: the dialog is the person's again, with the reason. */
   rejected(text) {
     this.answered = false;
+    this.changeable = false;
     this.dialog.classList.remove("answered", "waiting");
     this.content.disabled = false;
     if (this.busyButton) setBusy(this.busyButton, false);
