@@ -235,9 +235,10 @@ struct ClusterUnsignedChecksTests {
 struct ClusterMembershipTests {
     let cluster = ClusterSecurityTests(key: ClusterSecurityTests.key)
 
-    /// The largest hello the host accepts: kind 64 bytes, name and group 256, 32
+    /// The largest hello the host accepts: kind 64 bytes, name and group 256 (`fill` repeated:
+    /// a character JSON escapes, `\u{01}`, makes six bytes of each on the backplane), 32
     /// capabilities of 64 bytes.
-    static let largestHello: String = {
+    static func largestHello(fill: Character) -> String {
         let capabilities = (0..<32).map {
             JSONValue.string("custom:" + String(format: "%02d", $0) + String(repeating: "c", count: 55))
         }
@@ -247,13 +248,13 @@ struct ClusterMembershipTests {
                 "client",
                 [
                     "kind": .string(String(repeating: "k", count: 64)),
-                    "name": .string(String(repeating: "n", count: 256)),
-                    "group": .string(String(repeating: "g", count: 256)),
+                    "name": .string(String(repeating: fill, count: 256)),
+                    "group": .string(String(repeating: fill == "n" ? "g" : fill, count: 256)),
                 ]
             ),
             ("capabilities", .array(capabilities)),
         ]).jsonText
-    }()
+    }
 
     func deltaBytes(_ payloads: [String]) -> Int {
         payloads.map(ClusterSecurityTests.body(of:)).filter { $0.contains("\"t\":\"delta\"") }.reduce(0) {
@@ -279,7 +280,12 @@ struct ClusterMembershipTests {
         #expect(cluster.b.host.metricsText.contains("remote_modal_cluster_members_seen 6"))
     }
 
-    @Test func oneAddressReconnectingCannotMakeTheBackplaneCarryMoreThanItsBudget() {
+    /// The budget is charged what goes on the backplane: a name of control characters is six
+    /// times its bytes there once escaped (it was charged its raw bytes, so one address could
+    /// make the backplane carry about four times its budget).
+    @Test(arguments: ["n", "\u{01}", "\""] as [Character])
+    func oneAddressReconnectingCannotMakeTheBackplaneCarryMoreThanItsBudget(fill: Character) {
+        let hello = Self.largestHello(fill: fill)
         let broadcast = cluster.hub.record("remote-modal:all")
         let configuration = ClusterConfiguration(backplane: cluster.hub.backplane())
         var clients: [TestClient] = []
@@ -288,7 +294,7 @@ struct ClusterMembershipTests {
         for round in 0..<10 {
             for _ in 0..<6 {
                 let client = cluster.a.transport.connect(peer: "10.9.9.9")
-                client.send(raw: Self.largestHello)
+                client.send(raw: hello)
                 clients.append(client)
             }
             cluster.settle()

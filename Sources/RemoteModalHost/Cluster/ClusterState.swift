@@ -21,11 +21,9 @@ extension ClusterMember {
         ]
     }
 
-    /// The UTF-8 bytes of `json`, near enough (what the per-address budget is charged).
-    var wireBytes: Int {
-        64 + key.utf8.count + client.kind.utf8.count + client.name.utf8.count + (client.group?.utf8.count ?? 4)
-            + capabilities.reduce(0) { $0 + $1.utf8.count + 3 }
-    }
+    /// The bytes of `json` as it goes on the backplane, escaping included (what the
+    /// per-address budget is charged: a name of 256 control characters is 1,536 bytes there).
+    var wireBytes: Int { json.jsonText.utf8.count }
 
     /// A backplane entry read back, held to the bounds a local `hello` is held to.
     init?(_ entry: JSONValue) {
