@@ -220,3 +220,30 @@ def test_escape_mid_upload_cancels_it(tmp_path):
         terminal.close()
         proxy.close()
         host.stop()
+
+
+def test_an_unsent_mail_quoted_on_screen_is_cleared_after_forget_typed_after():
+    """The host shuts down with a mail being written: the kiosk quotes what was written, to
+    copy, for `--forget-typed-after` seconds; then it says it was cleared, and the words are
+    gone from the screen (the next passer-by does not read them)."""
+    port = free_port()
+    host = start_host(port)
+    terminal = Tmux(f"kiosk-forget-{os.getpid()}-{time.monotonic_ns()}",
+                    f"{KIOSK} ws://127.0.0.1:{port}/ws --name lobby-1 --forget-typed-after 3")
+    try:
+        terminal.wait_for("[2] Contact us")
+        terminal.keys("2")
+        terminal.wait_for("== Contact us ==")
+        terminal.keys("1")
+        terminal.wait_for("== New mail ==")
+        terminal.keys("flat12")
+        terminal.wait_for("flat12")
+        host.stop()
+        terminal.wait_for("What you wrote in \u201cNew mail\u201d was not sent:", seconds=10)
+        assert "flat12" in terminal.screen(), terminal.screen()
+        terminal.wait_for("What was written in \u201cNew mail\u201d was not sent; cleared from this screen after 3 s.",
+                          seconds=10)
+        assert "flat12" not in terminal.screen(), terminal.screen()
+    finally:
+        terminal.close()
+        host.stop()
