@@ -67,7 +67,7 @@ extension ServiceLoop {
             }
         }
         schedule.advance(
-            to: now, limit: Self.keepaliveConnectionsPerTurn,
+            to: now, limit: limit,
             liveness: { id in
                 guard serviceThreadClosing.isEmpty || !serviceThreadClosing.contains(id) else { return nil }
                 guard let incoming = serviceThreadIncoming[id] else { return nil }
