@@ -20,11 +20,11 @@ CONNECTIONS = 400
 
 
 def masked(opcode, payload):
-    """A client frame (masked, as RFC 6455 requires of a client)."""
+    """A client frame (masked, as RFC 6455 requires of a client), under 64 KiB."""
     mask = os.urandom(4)
     body = bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
-    assert len(payload) < 126
-    return bytes([0x80 | opcode, 0x80 | len(payload)]) + mask + body
+    size = bytes([0x80 | len(payload)]) if len(payload) < 126 else bytes([0x80 | 126]) + struct.pack("!H", len(payload))
+    return bytes([0x80 | opcode]) + size + mask + body
 
 
 def frames(buffer):
@@ -58,7 +58,7 @@ def ping_arrivals(host, seconds):
         status, rest, sock = upgrade(host.port)
         assert status == 101, (status, rest)
         sock.setsockopt(socket.SOL_SOCKET, SO_TIMESTAMPNS, 1)
-        sock.sendall(masked(0x1, hello) if len(hello) < 126 else long_text(hello))
+        sock.sendall(masked(0x1, hello))
         sock.setblocking(False)
         sockets[sock.fileno()] = [sock, b""]
     arrivals = []
@@ -89,12 +89,6 @@ def ping_arrivals(host, seconds):
     for sock, _ in sockets.values():
         sock.close()
     return sorted(arrivals)
-
-
-def long_text(payload):
-    mask = os.urandom(4)
-    body = bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
-    return bytes([0x81, 0x80 | 126]) + struct.pack("!H", len(payload)) + mask + body
 
 
 def bursts(arrivals, gap=0.002):
