@@ -111,9 +111,8 @@ extension ClientStateMachine {
         let fresh = !resumed || id != session
         if fresh {
             // The session we had is gone: inside its retention the host lost it (restarted),
-            // past it it expired while we were away; after the host said it was going away
-            // (1001), it restarted, however long it took.
-            let loss: SessionLoss = retentionPassed && !hostLeft ? .expired : .restarted
+            // past it it expired while we were away.
+            let loss: SessionLoss = retentionPassed ? .expired : .restarted
             for kept in outbox { actions.append(.emit(.answerDropped(id: kept.id, loss))) }
             outbox = []
             for shownID in order { actions += end(shownID, .lost(loss), persist: false) }

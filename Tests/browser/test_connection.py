@@ -1,13 +1,11 @@
 """The connection as the person sees it: a host that restarts, a network that drops, a reload,
 the ?ws= rule, a page without its token."""
-import os
 import time
 
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
 from browser_support import RestartableHost
-from hosts import ROOT
 
 # The notice names the dialog it closed, and says when what was typed in it comes back.
 RESTARTED = "The host restarted; “Sign in” was closed."
@@ -44,29 +42,6 @@ def test_host_killed_and_restarted_mid_modal_is_named_and_the_controls_work_agai
 
 
 SHUTTING_DOWN = "The host is shutting down; this request was cancelled."
-
-
-def test_a_host_shut_down_for_longer_than_the_retention_restarted_not_expired(desktop):
-    """SIGTERM with a modal open, and the host back only past the retention: the host said it
-    was going away (1001), so its notice becomes "The host restarted", never "Your session
-    expired while the host could not be reached" (which it said before)."""
-    page = desktop
-    host = RestartableHost("--web-root", os.path.join(ROOT, "web"), "--retention", "2")
-    try:
-        page.open(host.base)
-        page.tap("signIn")
-        page.dialog()
-        host.terminate()
-        page.wait().until(lambda d: SHUTTING_DOWN in [n.text for n in page.finds("dialog.notice .message")])
-        time.sleep(4)                            # twice the retention the page was told
-        host.start_again()
-        page.wait(10).until(lambda d: page.connection_state() == "open")
-        page.wait().until(lambda d: RESTARTED in [n.text for n in page.finds("dialog.notice .message")])
-        assert not [t for t in page.toasts() if "expired" in t], page.toasts()
-        page.screenshot("shutdown-past-retention-restarted")
-        page.assert_no_bad_message()
-    finally:
-        host.stop()
 
 
 def test_a_host_shut_down_and_restarted_says_so_once_and_comes_back_quickly(host, desktop):

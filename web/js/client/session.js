@@ -62,10 +62,9 @@ export const sessionMethods = {
     const fresh = !message.resumed || message.session !== this.session;
     if (fresh && this.session) {
       // The session we had is gone. Inside its retention that means the host lost it
-      // (restarted); past it, it expired while we were away; after the host said it was
-      // going away (1001), it restarted, however long it took.
+      // (restarted); past it, it expired while we were away.
       const away = this.disconnectedAt === null ? Infinity : this.now() - this.disconnectedAt;
-      const reason = away < this.retentionSeconds * 1000 || this.hostLeft ? "restarted" : "expired";
+      const reason = away < this.retentionSeconds * 1000 ? "restarted" : "expired";
       this.emit("sessionLost", { reason, modals: this.shown.size, session: this.session });
       for (const id of [...this.shown]) this.dismissed(id, reason);
       for (const id of [...this.unconfirmed.keys()]) this.unconfirmed.delete(id);
