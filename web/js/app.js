@@ -356,8 +356,8 @@ const typedValues = (dialog) => typedNodes(dialog).map((node) => (node.type === 
 
 /** Keeps what was typed in `entry`'s dialog for its flow's return; whether anything was. */
 function carryTyped(entry, modal, why) {
-  const values = typedValues(entry.handle.dialog);
   if (FORGET_TYPED_MS === 0) return false;
+  const values = typedValues(entry.handle.dialog);
   if (!values.some((value, index) => value !== null && value !== entry.initial[index])) return false;
   writeJSON(CARRY_KEY, { ...readCarried(), [flowKey(modal)]: { values, why, draft: false, at: Date.now() } });
   setTimeout(readCarried, FORGET_TYPED_MS + 100);     // and out of storage when it is forgotten

@@ -186,13 +186,16 @@ export class DialogUI {
     const reason = empty || !title ? "Fill in the fields first" : `“${title}” is not available with what is filled in`;
     // The host's words for the rule, when it said them, are on screen already (the rule
     // line): said again there (announced anew), not a second time in the hint.
-    const rule = preferred?.hasAttribute("aria-describedby") ? this.ruleLine.textContent : "";
-    if (rule && !this.ruleLine.hidden) {
-      this.ruleLine.textContent = "";
-      queueMicrotask(() => { this.ruleLine.textContent = rule; });
-      return `${reason}, as said above`;
-    }
-    return rule ? `${reason}: ${rule}` : reason;
+    if (!preferred?.hasAttribute("aria-describedby") || !this.ruleLine.textContent) return reason;
+    this.reannounceRule();
+    return `${reason}, as said above`;
+  }
+
+  /** Says the rule line again where it stands (a live region announces a change only). */
+  reannounceRule() {
+    const rule = this.ruleLine.textContent;
+    this.ruleLine.textContent = "";
+    queueMicrotask(() => { this.ruleLine.textContent = rule; });
   }
 
   /** Clicks `button` once the host enables it, or says why not once the host has checked
@@ -276,9 +279,7 @@ export class DialogUI {
     if (this.ruleLine.textContent) {
       // Escape did something: it is said not to close this, the rule being why.
       this.refuse("Escape does not close this request.");
-      const rule = this.ruleLine.textContent;
-      this.ruleLine.textContent = "";
-      queueMicrotask(() => { this.ruleLine.textContent = rule; });
+      this.reannounceRule();
       return;
     }
     return this.refuse("Please choose one of the options");
