@@ -543,14 +543,28 @@ def test_an_attempt_under_way_is_said_not_a_countdown_stuck_at_1_s():
     """A host that takes the connection and never answers (a listener that accepts nothing
     further): each attempt waits up to 10 s for a welcome. The line counted "Next try in 1 s"
     through all of it; it now counts down and then says an attempt is under way."""
+    # An address of its own (not 127.0.0.1, which every other suite's hosts use, some on ports
+    # picked by closing a probe socket): nothing but this listener can answer there.
+    address = f"127.0.0.{100 + os.getpid() % 150}"
     listener = socket.socket()
-    listener.bind(("127.0.0.1", 0))
-    listener.listen(16)                         # the kernel completes the handshake; nothing answers
+    listener.bind((address, 0))
+    listener.listen(16)
     port = listener.getsockname()[1]
+    held = []                                   # taken and kept open; nothing is ever read or sent
+
+    def take():
+        try:
+            while True:
+                held.append(listener.accept()[0])
+        except OSError:
+            return
+
+    threading.Thread(target=take, daemon=True).start()
     terminal = Tmux(f"kiosk-attempt-{os.getpid()}-{time.monotonic_ns()}",
-                    f"{KIOSK} ws://127.0.0.1:{port}/ws --name lobby-1")
+                    f"{KIOSK} ws://{address}:{port}/ws --name lobby-1")
     try:
         terminal.wait_for("the host is not answering (no welcome in 10 s).", seconds=20)
+        assert held, "the kiosk's attempt never reached this listener"
         # The first wait is short (0.5 s doubling, full jitter): the attempt is soon under way,
         # and stays so for its 10 s.
         terminal.wait_for("Trying again now (attempt 2)...", seconds=10)
@@ -562,4 +576,10 @@ def test_an_attempt_under_way_is_said_not_a_countdown_stuck_at_1_s():
         terminal.wait_for("Trying again now (attempt 3)...", seconds=20)
     finally:
         terminal.close()
+        try:
+            listener.shutdown(socket.SHUT_RDWR)     # wakes the accepting thread
+        except OSError:
+            pass
         listener.close()
+        for connection in held:
+            connection.close()
