@@ -410,7 +410,9 @@ class FloodingHost:
         self.hellos = 0
         self.failures = 0
         self.connections = []
-        threading.Thread(target=self.accept, daemon=True).start()
+        self.closed = threading.Event()
+        self.threads = [threading.Thread(target=self.accept, daemon=True)]
+        self.threads[0].start()
 
     @staticmethod
     def frame(message):
@@ -419,31 +421,42 @@ class FloodingHost:
             return struct.pack("!BB", 0x81, len(data)) + data
         return struct.pack("!BBH", 0x81, 126, len(data)) + data
 
+    def spawn(self, target, *args):
+        thread = threading.Thread(target=target, args=args, daemon=True)
+        self.threads.append(thread)
+        thread.start()
+
     def accept(self):
-        while True:
+        while not self.closed.is_set():
             try:
                 connection, _ = self.server.accept()
             except OSError:
                 return
+            if self.closed.is_set():
+                connection.close()
+                return
             self.connections.append(connection)
-            threading.Thread(target=self.serve, args=(connection,), daemon=True).start()
+            self.spawn(self.serve, connection)
 
     def serve(self, connection):
         try:
             request = b""
             while b"\r\n\r\n" not in request:
-                request += connection.recv(4096)
+                data = connection.recv(4096)
+                if not data:
+                    return                          # gone before its request (or shut down)
+                request += data
             key = re.search(rb"(?i)sec-websocket-key: *(\S+)", request).group(1)
             accept = base64.b64encode(hashlib.sha1(key + b"258EAFA5-E914-47DA-95CA-C5AB0DC85B11").digest())
             connection.sendall(b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
                                b"Sec-WebSocket-Accept: " + accept + b"\r\nSec-WebSocket-Protocol: remote-modal.v1\r\n\r\n")
-            threading.Thread(target=self.drain, args=(connection,), daemon=True).start()
+            self.spawn(self.drain, connection)
             seq = 1
             connection.sendall(self.frame({"type": "welcome", "protocol": 1, "session": "c2NyaXB0ZWQtaG9zdC1zZXNzaW9u",
                                            "resumed": False, "retentionSeconds": 60, "seq": seq}))
             alert = {"kind": "alert", "title": "Flood", "message": "m" * 100,
                      "actions": [{"title": "OK", "style": "default"}]}
-            while time.time() < self.stop_at:
+            while time.time() < self.stop_at and not self.closed.is_set():
                 batch = []
                 for _ in range(200):
                     self.rounds += 1
@@ -494,12 +507,20 @@ class FloodingHost:
             pass
 
     def close(self):
-        self.server.close()
-        for connection in self.connections:
+        """Stops every thread before any descriptor is freed: a thread left reading or
+        accepting on a closed socket's number served the next test's own listener, which the
+        kernel gave that number (the kiosk there got this host's welcome)."""
+        self.closed.set()
+        for connection in [self.server, *self.connections]:
             try:
-                connection.shutdown(socket.SHUT_RDWR)
+                connection.shutdown(socket.SHUT_RDWR)   # wakes accept, recv and sendall
             except OSError:
                 pass
+        for thread in self.threads:
+            thread.join(5)
+        assert not any(thread.is_alive() for thread in self.threads), "a flooding thread did not stop"
+        self.server.close()
+        for connection in self.connections:
             connection.close()
 
 

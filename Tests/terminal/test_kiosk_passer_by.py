@@ -46,13 +46,17 @@ def test_the_attempt_count_starts_again_once_connected():
     with host_and_kiosk("passer-by", name="attempts", proxied=True) as (host, proxy, kiosk):
         kiosk.wait_for("| connected")
         proxy.cut(refuse_seconds=3600)               # a long outage
-        wait_attempt_at_least(kiosk, 5)
+        wait_attempt_at_least(kiosk, 6)
+        carried_on = max(attempts_seen(kiosk)) + 1   # what a count that never restarts says next
         proxy.refuse_until = 0
         kiosk.wait_for("| connected", seconds=30)
         proxy.cut(refuse_seconds=3600)               # a fresh one counts from the start again
         kiosk.wait_for("(attempt ", seconds=10)
         capture(kiosk, "reasons-fresh-outage")
-        assert attempts_seen(kiosk) and max(attempts_seen(kiosk)) <= 3, kiosk.screen()
+        # Full jitter can fit two or three quick failures into one look at a loaded screen (CI
+        # saw "attempt 4"), never the five a count from the start needs to reach "attempt 6".
+        seen = attempts_seen(kiosk)
+        assert seen and max(seen) < carried_on - 1, (carried_on, kiosk.screen())
 
 
 def test_a_refused_file_is_named_and_no_progress_line_stays(tmp_path):

@@ -52,7 +52,8 @@ class Proxy:
         self.listener.listen(16)
         self.port = self.listener.getsockname()[1]
         self.running = True
-        threading.Thread(target=self.accept, daemon=True).start()
+        self.threads = [threading.Thread(target=self.accept, daemon=True)]
+        self.threads[0].start()
 
     def accept(self):
         while self.running:
@@ -60,14 +61,20 @@ class Proxy:
                 client, _ = self.listener.accept()
             except OSError:
                 return
-            if time.time() < self.refuse_until:
+            if time.time() < self.refuse_until or not self.running:
                 client.close()
                 continue
-            upstream = socket.create_connection(("127.0.0.1", self.upstream_port))
+            try:
+                upstream = socket.create_connection(("127.0.0.1", self.upstream_port))
+            except OSError:
+                client.close()                      # the host is down: so is the way through
+                continue
             with self.lock:
                 self.sockets += [client, upstream]
-            threading.Thread(target=self.pump, args=(client, upstream, True), daemon=True).start()
-            threading.Thread(target=self.pump, args=(upstream, client, False), daemon=True).start()
+            for args in ((client, upstream, True), (upstream, client, False)):
+                thread = threading.Thread(target=self.pump, args=args, daemon=True)
+                self.threads.append(thread)
+                thread.start()
 
     def pump(self, source, target, counted):
         try:
@@ -101,9 +108,26 @@ class Proxy:
             sock.close()
 
     def close(self):
+        """Stops every thread before any descriptor is freed: a thread still accepting or
+        pumping on a closed socket's number would serve whatever the next test opens there."""
         self.running = False
+        try:
+            self.listener.shutdown(socket.SHUT_RDWR)    # wakes the accepting thread
+        except OSError:
+            pass
+        with self.lock:
+            sockets, self.sockets = self.sockets, []
+        for sock in sockets:
+            try:
+                sock.shutdown(socket.SHUT_RDWR)         # wakes the pumps
+            except OSError:
+                pass
+        for thread in self.threads:
+            thread.join(5)
+        assert not any(thread.is_alive() for thread in self.threads), "a proxy thread did not stop"
         self.listener.close()
-        self.cut(0)
+        for sock in sockets:
+            sock.close()
 
 
 def kiosk_on(port, name="lobby-1", width=100, height=30):
