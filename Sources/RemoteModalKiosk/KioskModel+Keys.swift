@@ -20,6 +20,21 @@ extension KioskModel {
         clearBanner()
         pendingChoice = nil
         guard var open = modals.first else { return pressOnControls(key, now: now) }
+        if key == .escape, open.answer == .sent {
+            // The answer went: a cancel now would be a second, different answer, which a
+            // client must not send (protocol.md section 12.4), and the host would take the
+            // first anyway. The dialog stays until the host's dismiss, said in words (as the
+            // page does); a silent host is the heartbeat's to notice.
+            hint(Self.sentCannotBeTakenBack, on: open)
+            return []
+        }
+        if key == .escape, open.answer == .kept, open.escapeRefusal != nil {
+            // Its cancel would end it for every member (a group approval), kept or not; the
+            // person chose already, so "choose one" would be untrue.
+            hint("Escape does not close this: your answer goes when the host is back.", on: open)
+            return []
+        }
+        // Kept, not sent: the cancel replaces it (the client core keeps one answer a modal).
         if key == .escape, open.answered || open.uploading { return leave(open) }
         defer { if !modals.isEmpty, modals[0].id == open.id { modals[0] = open } }
         if open.uploadError != nil, open.upload != nil {

@@ -379,6 +379,10 @@ public struct KioskModel: Sendable {
 
     /// What a tap while offline is answered with; untrue once the host is back.
     static let notConnected = "Not connected to the host: nothing was sent. Try again when it is back."
+    /// What Escape on a dialog whose answer went is answered with: it stays until the host
+    /// ends it.
+    static let sentCannotBeTakenBack =
+        "Your answer has gone to the host and cannot be taken back: waiting for the host to confirm it."
     /// The end of what a disabled choice pressed offline is answered with; untrue once back.
     static let waitsWhileOffline = " waits for the host, which is not connected."
 

@@ -413,7 +413,9 @@ public enum KioskScreen {
         if refused, open.uploadRefusedForGood { return "1 or Esc cancels; 2 or Enter chooses other files." }
         if refused { return "1 or Esc cancels; 2 tries the same files again; 3 or Enter chooses other files." }
         if open.uploading { return "Esc cancels the upload." }
-        if open.answered { return "Esc stops waiting and cancels." }
+        if open.answer == .sent { return "Waiting for the host to confirm your answer." }
+        if open.answered, open.escapeRefusal != nil { return "Your answer goes when the host is back." }
+        if open.answered { return "Esc cancels instead: your answer has not gone yet." }
         if open.refusedURL != nil { return "1 or Esc cancels." }
         if open.enterExplained { return "Sign in with the address above on a phone or a computer. Esc cancels." }
         var parts: [String] = []

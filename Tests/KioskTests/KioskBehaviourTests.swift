@@ -13,18 +13,69 @@ private let file = PickedFileInfo(name: "a.jpg", mimeType: "image/jpeg", size: 1
 
 @Suite("Kiosk: ways out, notices, host restarts")
 struct KioskWaysOutTests {
-    @Test func escapeAfterTheAnswerStopsWaitingAndCancels() {
+    @Test func escapeAfterTheAnswerWentSendsNoSecondAnswerAndSaysWhyTheDialogStays() {
+        // A cancel after the answer went is a second, different answer (protocol.md 12.4),
+        // and the host takes the first anyway: it closed the dialog as if Escape had undone it.
         var model = welcomed(signIn)
         _ = model.press(.character("x"))
         _ = model.press(.tab)
         _ = model.press(.tab)
         #expect(model.press(.character("1")).count == 1)
-        #expect(model.current?.answered == true)
-        #expect(model.press(.escape) == [(.failure(id: "m1", code: .cancelled, message: nil))])
+        #expect(model.current?.answer == .sent)
+        #expect(model.screen().contains("Waiting for the host to confirm your answer."))
+        #expect(!model.screen().contains("Esc"), "no key is offered that would undo it")
+        #expect(model.press(.escape) == [])
+        #expect(model.current?.id == "m1")
+        #expect(
+            model.banner
+                == "Your answer has gone to the host and cannot be taken back: waiting for the host to confirm it.")
+        #expect(model.screen().contains("(answer sent, waiting for the host)"))
+        // The host's dismiss ends it, and the words about it go with it.
+        model.receive(.dismiss(seq: model.nextSeq(), id: "m1", reason: .resolved))
         #expect(model.current == nil)
-        // The host re-sending it after a resume does not bring it back.
-        model.receive(.present(seq: 3, id: "m1", modal: signIn))
+        #expect(model.banner == nil)
+    }
+
+    @Test func escapeOnAnAnswerKeptOfflineCancelsInsteadAndOnlyTheCancelGoes() {
+        let proceed = ModalDescription.alert(
+            title: "Proceed?", message: nil, textFields: [],
+            actions: [ActionSpec(title: "OK"), ActionSpec(title: "Cancel", style: .cancel)])
+        var model = welcomed(proceed)
+        model.drop()
+        #expect(model.press(.character("1")).isEmpty, "kept while offline")
+        #expect(model.current?.answer == .kept)
+        #expect(model.screen().contains("Esc cancels instead: your answer has not gone yet."))
+        #expect(model.press(.escape).isEmpty)
         #expect(model.current == nil)
+        // The host re-sending it after the resume does not bring it back; only the cancel goes.
+        model.receive(.welcome(session: "s1", resumed: true, retentionSeconds: 60))
+        model.receive(.present(seq: model.nextSeq(), id: "m1", modal: proceed))
+        #expect(model.current == nil)
+        let answers = model.sent.filter {
+            switch $0 {
+            case .result(id: "m1", _), .failure(id: "m1", _, _): true
+            default: false
+            }
+        }
+        #expect(answers == [.failure(id: "m1", code: .cancelled, message: nil)])
+    }
+
+    @Test func escapeOnAnApprovalKeptOfflineIsRefusedAsBeforeTheAnswer() {
+        // Its cancel would end the approval for every member: refused, kept or not.
+        let approval = ModalDescription.alert(
+            title: "Approve request?", message: nil, textFields: [],
+            actions: [ActionSpec(title: "Approve"), ActionSpec(title: "Reject", style: .destructive)])
+        var model = welcomed(approval)
+        model.drop()
+        #expect(model.press(.character("1")).isEmpty)
+        #expect(model.current?.answer == .kept)
+        #expect(model.press(.escape).isEmpty)
+        #expect(model.current?.id == "m1")
+        #expect(model.banner == "Escape does not close this: your answer goes when the host is back.")
+        #expect(model.screen().contains("Your answer goes when the host is back."))
+        #expect(!model.screen().contains("Esc cancels"))
+        model.receive(.welcome(session: "s1", resumed: true, retentionSeconds: 60))
+        #expect(model.sent.last == .result(id: "m1", value: ["action": 0, "textFields": []]))
     }
 
     @Test func escapeOnAnAlertOrSheetWithoutACancelChoiceStaysAndSaysWhy() {

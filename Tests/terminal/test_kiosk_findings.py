@@ -50,6 +50,16 @@ def scripted():
     host.close()
 
 
+def wait_for_words(terminal, text, seconds=10):
+    """Waits until `text` is on screen, whatever the wrapping."""
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        if text in " ".join(terminal.screen().split()):
+            return
+        time.sleep(0.1)
+    raise AssertionError(f"{text!r} never appeared on screen:\n{terminal.screen()}")
+
+
 def sent(host, type_, seconds):
     """Every message of a type the kiosk sent within `seconds`."""
     found = []
@@ -99,6 +109,37 @@ def test_a_lone_escape_still_cancels(scripted):
     kiosk.wait_for("== Leave? ==")
     kiosk.keys("Escape")
     assert host.expect("result")["value"] == {"action": 0, "textFields": []}
+
+
+def test_escape_after_the_answer_went_keeps_the_dialog_and_sends_no_second_answer(scripted):
+    """The host has Japan and has not confirmed it yet. Escape closed the dialog and sent a
+    cancel: a second, different answer (protocol.md 12.4) that the host ignores, so the
+    person believed they had cancelled what the host then acted on."""
+    host, kiosk = scripted
+    host.present("m1", {"kind": "actionSheet", "title": "Choose a country", "message": None, "source": None,
+                        "actions": [{"title": "France", "style": "default", "enabled": True},
+                                    {"title": "Japan", "style": "default", "enabled": True},
+                                    {"title": "Cancel", "style": "cancel", "enabled": True}]})
+    kiosk.wait_for("== Choose a country ==")
+    kiosk.keys("2")
+    assert host.expect("result")["value"] == {"action": 1}
+    kiosk.wait_for("(answer sent, waiting for the host)")
+    kiosk.wait_for("Waiting for the host to confirm your answer.")
+    assert "Esc stops waiting" not in kiosk.screen(), "offered a way out that would not undo it"
+    kiosk.keys("Escape")
+    wait_for_words(kiosk, "Your answer has gone to the host and cannot be taken back: "
+                          "waiting for the host to confirm it.")
+    capture(kiosk, "escape-after-the-answer-went")
+    assert "== Choose a country ==" in kiosk.screen(), kiosk.screen()
+    assert sent(host, "failure", 1.5) == [], "Escape sent a second answer"
+    # The host confirms: the dialog goes, and the words about it with it.
+    host.send({"type": "dismiss", "id": "m1", "reason": "resolved"})
+    deadline = time.time() + 10
+    while "== Choose a country ==" in kiosk.screen() and time.time() < deadline:
+        time.sleep(0.1)
+    screen = kiosk.screen()
+    assert "== Choose a country ==" not in screen, screen
+    assert "cannot be taken back" not in screen, screen
 
 
 def test_a_key_for_a_screen_that_went_is_dropped_with_a_word(scripted):
