@@ -22,7 +22,7 @@ extension KioskModel {
         guard var open = modals.first else { return pressOnControls(key, now: now) }
         if key == .escape, open.answer == .sent {
             // The answer went: a cancel now would be a second, different answer, which a
-            // client must not send (protocol.md section 12.4), and the host would take the
+            // client must not send (protocol.md section 12, duty 4), and the host would take the
             // first anyway. The dialog stays until the host's dismiss, said in words (as the
             // page does); a silent host is the heartbeat's to notice.
             hint(Self.sentCannotBeTakenBack, on: open)
