@@ -18,6 +18,19 @@ static inline void rm_ev_loop_destroy(struct ev_loop *loop) { ev_loop_destroy(lo
 /// Whether the loop runs on epoll (the backend the measurements were made with).
 static inline int rm_ev_backend_is_epoll(struct ev_loop *loop) { return ev_backend(loop) == EVBACKEND_EPOLL; }
 
+/// Feeds a write event for `fd` to the watchers that wait for one (libwebsockets' write
+/// watcher, once lws has asked for `WRITEABLE`): fed outside the loop's dispatch, they run
+/// at `rm_ev_invoke_pending`. No watcher waiting: nothing happens.
+static inline void rm_ev_feed_write(struct ev_loop *loop, int fd) { ev_feed_fd_event(loop, fd, EV_WRITE); }
+
+/// Runs the callbacks of the events fed outside the loop's own dispatch; returns whether
+/// there were any.
+static inline int rm_ev_invoke_pending(struct ev_loop *loop) {
+    if (ev_pending_count(loop) == 0) return 0;
+    ev_invoke_pending(loop);
+    return 1;
+}
+
 /// A one-shot timer whose only work is to end the loop's wait (`rm_ev_wake_in`): the
 /// keepalive spreads a second's pings over it instead of sending them in one burst.
 struct rm_ev_wake {

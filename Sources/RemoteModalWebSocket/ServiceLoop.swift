@@ -98,6 +98,8 @@ final class ServiceLoop: @unchecked Sendable {
     /// The libev loop the context runs on (`.libev`); the service thread creates, turns and
     /// destroys it, after the context.
     var serviceThreadEventLoop: OpaquePointer?
+    /// Connections whose write is fed to libev at the end of this turn (`invokeFedWrites`).
+    var serviceThreadFeeds: [ConnectionID] = []
     /// lws's once-a-second timer on libev (`rm_lws_heartbeat_start`); C memory, freed in deinit.
     let heartbeat: UnsafeMutablePointer<rm_lws_heartbeat>
     /// The keepalive's paced wake-up on libev (`ServiceLoop+Keepalive`); C memory, freed in
@@ -230,6 +232,7 @@ final class ServiceLoop: @unchecked Sendable {
                     // What this turn's handlers queued on the loop runs before the next poll.
                     executor?.endOfTurn()
                     serviceKeepalive()
+                    invokeFedWrites()
                 }
                 contextPointer.withLock { $0 = nil }
                 destroy(context)
@@ -510,7 +513,7 @@ final class ServiceLoop: @unchecked Sendable {
         // The application's queued work first: what it sends joins this turn's writes.
         executor?.runPending()
         for id in wake {
-            if let wsi = serviceThreadWSIs[id] { lws_callback_on_writable(wsi) }
+            if let wsi = serviceThreadWSIs[id] { requestWriteable(wsi, id: id) }
         }
         for id in slow {
             // NB: a client that stopped reading may never make the socket writeable, so the

@@ -4,6 +4,10 @@ import Testing
 
 @testable import RemoteModalWebSocket
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 @Suite("Event loop backends", .serialized)
 struct EventLoopTests {
     @Test(
@@ -59,5 +63,66 @@ struct EventLoopTests {
         }
         // Installed here (scripts/bootstrap installs it): the default backend starts.
         #expect(throws: Never.self) { try EventLoopBackend.libev.checkAvailable() }
+    }
+}
+
+/// The order of a pong and an answer: a server that writes an answer the moment its message
+/// is read (on libev, `WRITEABLE` fed in the same turn) must still send the pong it owes for
+/// a ping read before the message first (Autobahn 5.6 checks it on a fragmented message).
+@Suite("A pong before the answer that follows its ping", .serialized)
+struct PongOrderTests {
+    /// A masked client frame (payload under 126 bytes).
+    func frame(_ opcode: UInt8, fin: Bool, _ text: String) -> [UInt8] {
+        let payload = Array(text.utf8)
+        let mask: [UInt8] = [9, 8, 7, 6]
+        return [(fin ? 0x80 : 0) | opcode, 0x80 | UInt8(payload.count)] + mask
+            + payload.enumerated().map { $0.element ^ mask[$0.offset % 4] }
+    }
+
+    /// The server's next `count` frames (unmasked, short) as (opcode, text).
+    func read(_ socket: RawSocket, frames count: Int) -> [(UInt8, String)] {
+        var frames: [(UInt8, String)] = []
+        var pending: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4_096)
+        while frames.count < count {
+            let got = recv(socket.fd, &buffer, buffer.count, 0)
+            guard got > 0 else { break }
+            pending += buffer[0..<got]
+            while pending.count >= 2, pending.count >= 2 + Int(pending[1] & 0x7f) {
+                let length = Int(pending[1] & 0x7f)
+                frames.append((pending[0] & 0x0f, String(decoding: pending[2..<(2 + length)], as: UTF8.self)))
+                pending.removeFirst(2 + length)
+            }
+        }
+        return frames
+    }
+
+    /// Sends `bytes` in one write, 20 times on new connections, and expects the pong of
+    /// payload `ping` before the echo of `message`.
+    func expectPongFirst(_ backend: EventLoopBackend, _ bytes: [UInt8], ping: String, message: String) throws {
+        let server = try makeEchoServer { $0.eventLoop = backend }
+        defer { server.stop() }
+        for _ in 0..<20 {
+            let socket = RawSocket(port: server.port)
+            defer { socket.close() }
+            #expect(statusCode(socket.send(upgradeRequest(port: server.port))) == 101)
+            socket.sendBytes(bytes)
+            let frames = read(socket, frames: 2)
+            #expect(frames.map(\.0) == [0xa, 0x1], "the pong first, then the echo")
+            #expect(frames.map(\.1) == [ping, message])
+        }
+    }
+
+    @Test("a ping between two fragments, all in one write", arguments: EventLoopBackend.allCases)
+    func pingInsideAFragmentedMessage(_ backend: EventLoopBackend) throws {
+        try expectPongFirst(
+            backend, frame(0x1, fin: false, "hel") + frame(0x9, fin: true, "p") + frame(0x0, fin: true, "lo"),
+            ping: "p", message: "hello")
+    }
+
+    @Test("a ping, then a whole message, in one write", arguments: EventLoopBackend.allCases)
+    func pingBeforeAMessage(_ backend: EventLoopBackend) throws {
+        try expectPongFirst(
+            backend, frame(0x9, fin: true, "q") + frame(0x1, fin: true, "answer me"), ping: "q", message: "answer me")
     }
 }
