@@ -10,7 +10,10 @@ modal-host on loopback with default flags (its log to a file), then, RUNS times:
 Host CPU is modal-host's utime + stime from /proc over the upload window, divided by the MB
 the host acknowledged in it. Prints a Markdown table (each run, then the medians).
 
-Usage: uploads.py --bench BIN --host NAME=BIN [--host NAME=BIN] [--seconds 10] [--runs 3]
+`modal-bench upload` sends binary chunks to a host that offers them (docs/protocol.md §7,
+"Binary chunks"); `--text-too` runs each host again with `--text-chunks` (base64 in text).
+
+Usage: uploads.py --bench BIN --host NAME=BIN [--host NAME=BIN] [--seconds 10] [--runs 3] [--text-too]
 """
 import argparse
 import os
@@ -31,7 +34,7 @@ def bystander(bench, url, seconds):
     return {"cycles": float(fields[1]), "p50": float(fields[2]), "p99": float(fields[3])}
 
 
-def one_host(args, name, binary):
+def one_host(args, name, binary, chunk_flags=()):
     port = free_port()
     os.makedirs(os.path.join(ROOT, "artifacts"), exist_ok=True)
     log = open(os.path.join(ROOT, "artifacts", f"bench-uploads-{name}.log"), "w")
@@ -43,7 +46,8 @@ def one_host(args, name, binary):
         for run in range(args.runs):
             alone = bystander(args.bench, url, args.seconds)
             upload = subprocess.Popen([args.bench, "upload", "--url", url, "--sessions", "4", "--seconds",
-                                       str(args.seconds + 2), "--warmup", "1", "--pid", str(host.pid)],
+                                       str(args.seconds + 2), "--warmup", "1", "--pid", str(host.pid),
+                                       *chunk_flags],
                                       stdout=subprocess.PIPE, text=True)
             time.sleep(1.5)
             loaded = bystander(args.bench, url, args.seconds)
@@ -69,14 +73,21 @@ def main():
     parser.add_argument("--host", action="append", required=True, help="NAME=PATH of a modal-host binary")
     parser.add_argument("--seconds", type=float, default=10)
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--text-too", action="store_true",
+                        help="also run each host with the uploads sent as base64 in text (a fresh host)")
     args = parser.parse_args()
     print("| host | run | accepted MB/s (4 sessions) | host CPU ms per MB | bystander p50 alone / loaded (µs) "
           "| bystander p99 alone (µs) | p99 loaded (µs) | loaded / alone |")
     print("|---|---|---:|---:|---:|---:|---:|---:|")
     load = os.getloadavg()
+    runs = []
     for spec in args.host:
         name, binary = spec.split("=", 1)
-        rows = one_host(args, name, binary)
+        runs.append((name, binary, ()))
+        if args.text_too:
+            runs.append((f"{name}, text chunks", binary, ("--text-chunks",)))
+    for name, binary, chunk_flags in runs:
+        rows = one_host(args, name, binary, chunk_flags)
         for row in rows:
             print(f"| {name} | {row['run']} | {row['mbps']:.1f} | {row['cpu']:.2f} | {row['alone50']:.0f} / "
                   f"{row['loaded50']:.0f} | {row['alone']:.0f} | {row['loaded']:.0f} | "

@@ -24,6 +24,9 @@ public struct UploadLoad: Sendable {
     public var seconds = 10.0
     /// Seconds run before measuring.
     public var warmupSeconds = 1.0
+    /// Whether chunks go as binary frames when the host's `welcome` offers `binaryUploads`
+    /// (docs/protocol.md, section 7, "Binary chunks"); `false` sends base64 in text always.
+    public var binary = true
     /// The server process, whose CPU time over the window is divided by the megabytes
     /// acknowledged in it; `nil` to skip.
     public var serverPID: Int32?
@@ -46,10 +49,11 @@ public struct UploadLoad: Sendable {
 
     private static let chunkBytes = 32 * 1_024
 
-    /// The files of a pick: their names, chunks' base64 and SHA-256, made once.
+    /// The files of a pick: their names, chunks (raw and base64) and SHA-256, made once.
     private struct Files: Sendable {
         let names: [String]
         let chunks: [[String]]
+        let raw: [[[UInt8]]]
         let hashes: [String]
         let size: Int
     }
@@ -62,6 +66,7 @@ public struct UploadLoad: Sendable {
         var file = 0
         var chunk = 0
         var inFlight: [Int] = []
+        var binary = false
         var gotStatus = false
         var gotIdle = false
     }
@@ -82,6 +87,7 @@ public struct UploadLoad: Sendable {
         var state: UInt64 = 0x9E37_79B9_7F4A_7C15
         var names: [String] = []
         var chunks: [[String]] = []
+        var raw: [[[UInt8]]] = []
         var hashes: [String] = []
         for index in 0..<count {
             var bytes = [UInt8](repeating: 0, count: size)
@@ -93,33 +99,43 @@ public struct UploadLoad: Sendable {
             bytes.replaceSubrange(0..<min(4, size), with: [0xFF, 0xD8, 0xFF, 0xE0].prefix(size))
             names.append("photo-\(index).jpg")
             hashes.append(SHA256.hex(bytes))
-            chunks.append(
-                stride(from: 0, to: size, by: chunkBytes).map { start in
-                    Data(bytes[start..<min(size, start + chunkBytes)]).base64EncodedString()
-                })
+            let pieces = stride(from: 0, to: size, by: chunkBytes).map { Array(bytes[$0..<min(size, $0 + chunkBytes)]) }
+            raw.append(pieces)
+            chunks.append(pieces.map { Data($0).base64EncodedString() })
         }
-        return Files(names: names, chunks: chunks, hashes: hashes, size: size)
+        return Files(names: names, chunks: chunks, raw: raw, hashes: hashes, size: size)
     }
 
     /// What to send after a message, decided under the state's lock.
-    private static func handle(_ text: String, _ id: ConnectionID, _ files: Files, _ state: inout State) -> [String] {
+    private static func handle(
+        _ text: String, _ id: ConnectionID, _ files: Files, binary: Bool, _ state: inout State
+    ) -> [WebSocketMessage] {
         guard state.failure == nil, var uploader = state.uploaders[id] else { return [] }
         defer { state.uploaders[id] = uploader }
-        func fail(_ reason: String) -> [String] {
+        func fail(_ reason: String) -> [WebSocketMessage] {
             state.failure = state.failure ?? "session \(id.rawValue): \(reason)"
             return []
         }
-        func fill() -> [String] {
-            var out: [String] = []
+        func fill() -> [WebSocketMessage] {
+            var out: [WebSocketMessage] = []
             while uploader.inFlight.count < uploader.window, uploader.file < files.chunks.count {
                 let chunks = files.chunks[uploader.file]
                 let offset = uploader.chunk * chunkBytes
                 let bytes = min(chunkBytes, files.size - offset)
                 let last = uploader.chunk == chunks.count - 1
-                out.append(
-                    "{\"type\":\"upload\",\"id\":\"\(uploader.modal)\",\"file\":\(uploader.file),\"name\":\""
-                        + files.names[uploader.file] + "\",\"mimeType\":\"image/jpeg\",\"size\":\(files.size),"
-                        + "\"offset\":\(offset),\"data\":\"" + chunks[uploader.chunk] + "\",\"last\":\(last)}")
+                if uploader.binary {
+                    let chunk = UploadChunk(
+                        id: uploader.modal, file: uploader.file, name: files.names[uploader.file],
+                        mimeType: "image/jpeg", size: files.size, offset: offset, data: "",
+                        bytes: files.raw[uploader.file][uploader.chunk], last: last)
+                    out.append(.binary(Data(chunk.binaryFrame())))
+                } else {
+                    out.append(
+                        .text(
+                            "{\"type\":\"upload\",\"id\":\"\(uploader.modal)\",\"file\":\(uploader.file),\"name\":\""
+                                + files.names[uploader.file] + "\",\"mimeType\":\"image/jpeg\",\"size\":\(files.size),"
+                                + "\"offset\":\(offset),\"data\":\"" + chunks[uploader.chunk] + "\",\"last\":\(last)}"))
+                }
                 uploader.inFlight.append(bytes)
                 uploader.chunk += 1
                 if last {
@@ -131,7 +147,10 @@ public struct UploadLoad: Sendable {
         }
         guard let type = scanField("type", in: text) else { return fail("no type: \(text.prefix(200))") }
         switch type {
-        case "welcome", "dismiss":
+        case "welcome":
+            uploader.binary = binary && text.contains("\"binaryUploads\":true")
+            return []
+        case "dismiss":
             return []
         case "controls":
             guard case .controls(_, let items) = try? HostMessage.decode(text),
@@ -141,7 +160,7 @@ public struct UploadLoad: Sendable {
             switch uploader.phase {
             case .awaitingControls:
                 uploader.phase = .tapped
-                return [tap]
+                return [.text(tap)]
             case .answered:
                 uploader.gotIdle = true
             case .tapped, .uploading:
@@ -171,7 +190,9 @@ public struct UploadLoad: Sendable {
                     + "\"sha256\":\"\(files.hashes[index])\"}"
             }
             return [
-                "{\"type\":\"result\",\"id\":\"\(uploader.modal)\",\"value\":{\"items\":[\(items.joined(separator: ","))]}}"
+                .text(
+                    "{\"type\":\"result\",\"id\":\"\(uploader.modal)\",\"value\":{\"items\":[\(items.joined(separator: ","))]}}"
+                )
             ]
         case "status":
             guard uploader.phase == .answered, text.contains("\"Received \(files.chunks.count) photo") else {
@@ -185,7 +206,7 @@ public struct UploadLoad: Sendable {
         state.picks += 1
         if state.measuring { state.picksInWindow[id, default: 0] += 1 }
         uploader.phase = .tapped
-        return [tap]
+        return [.text(tap)]
     }
 
     /// Runs the workload.
@@ -210,7 +231,10 @@ public struct UploadLoad: Sendable {
                     state.withLock { $0.failure = $0.failure ?? "session \(id.rawValue): a binary frame" }
                     return
                 }
-                for reply in state.withLock({ Self.handle(text, id, files, &$0) }) { client.send(text: reply, to: id) }
+                let binary = self.binary
+                for reply in state.withLock({ Self.handle(text, id, files, binary: binary, &$0) }) {
+                    client.send(reply, to: id)
+                }
             },
             onClose: { id, code, reason in
                 state.withLock { state in

@@ -6,7 +6,7 @@ import Foundation
 //   modal-bench cycle --url URL --sessions N [--seconds S] [--warmup S] [--pid PID]
 //   modal-bench storm --url URL --count N
 //   modal-bench resume --url URL --count N
-//   modal-bench upload --url URL [--sessions N] [--files F] [--file-bytes B] [--seconds S] [--pid PID]
+//   modal-bench upload --url URL [--sessions N] [--files F] [--file-bytes B] [--seconds S] [--pid PID] [--text-chunks]
 //   modal-bench chunk [--chunks N]
 //   modal-bench crowd --url URL --count N [--probes P] [--pid PID] [--hold]
 // Every command prints one tab-separated row (label first); see docs/benchmarks.md.
@@ -34,6 +34,7 @@ let parser = FlagParser(
         FlagSpec("file-bytes", value: "B", help: "bytes of each file (upload; default 3145728)"),
         FlagSpec("chunks", value: "N", help: "32 KiB chunks timed per stage (chunk; default 2000)"),
         FlagSpec("probes", value: "P", help: "new sessions timed one at a time while the crowd is held (crowd)"),
+        FlagSpec("text-chunks", help: "upload chunks as base64 in text even when the host offers binary (upload)"),
         FlagSpec("hold", help: "after the row, hold the crowd until standard input closes (crowd)"),
         FlagSpec("source", value: "ADDRESS", help: "local IP address to connect from, e.g. 127.0.0.2 (crowd)"),
     ], maxPositional: 1)
@@ -169,6 +170,8 @@ do {
         load.seconds = try flags.seconds("seconds") ?? load.seconds
         load.warmupSeconds = try flags.seconds("warmup") ?? load.warmupSeconds
         load.serverPID = try flags.int("pid", in: 1...Int(Int32.max)).map(Int32.init)
+        load.binary = !flags.has("text-chunks")
+        load.binary = !flags.has("text-chunks")
         let result = try load.run()
         // label, MB/s acknowledged, picks in all, server CPU ms per MB
         print(
