@@ -23,6 +23,13 @@ public func fuzzDecoder(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         }
     }
     _ = try? HostMessage.decode(text)
+    // The same bytes as a binary frame (protocol.md §7, "Binary chunks"): an upload chunk
+    // whose own binary frame decodes back to it, or a ProtocolError.
+    if case .upload(let chunk) = try? ClientMessage.decodeBinary(Array(bytes)) {
+        guard chunk.data.isEmpty, (try? ClientMessage.decodeBinary(chunk.binaryFrame())) == .upload(chunk) else {
+            fatalError("binary round trip changed \(Array(bytes.prefix(64)))")
+        }
+    }
     return 0
 }
 

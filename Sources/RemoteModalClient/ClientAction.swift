@@ -6,6 +6,9 @@ public enum ClientAction: Sendable, Equatable {
     case openLink(attempt: Int)
     /// Send a text frame on the attempt.
     case send(attempt: Int, text: String)
+    /// Send a binary frame on the attempt: an upload chunk in its binary form, only to a host
+    /// that offered `binaryUploads` and with ``ClientConfiguration/binaryUploads`` on.
+    case sendBinary(attempt: Int, bytes: [UInt8])
     /// Close the attempt; no more of its events count.
     case closeLink(attempt: Int, code: UInt16, reason: String)
     /// Start (or restart) a timer.

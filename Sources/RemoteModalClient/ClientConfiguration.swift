@@ -134,6 +134,11 @@ public struct ClientConfiguration: Sendable, Equatable {
     public var policy: ReconnectPolicy
     /// Bounds.
     public var limits: ClientLimits
+    /// Whether upload chunks go as binary frames (raw bytes after a small header) to a host
+    /// whose `welcome` offers `binaryUploads` (docs/protocol.md, section 7, "Binary chunks");
+    /// otherwise, and always when `false`, as base64 in text. A link that cannot send binary
+    /// frames (``ClientLink/sendsBinaryFrames``) turns it off.
+    public var binaryUploads = true
 
     /// Every built-in kind.
     public static let allKinds = [

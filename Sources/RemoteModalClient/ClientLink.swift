@@ -36,6 +36,25 @@ public protocol ClientLink: Sendable {
     ///   - code: The close code.
     ///   - reason: A short reason.
     func close(attempt: Int, code: UInt16, reason: String)
+    /// Whether ``send(binary:attempt:)`` puts binary frames on the wire. A link that says
+    /// `false` (the default) is sent text only.
+    var sendsBinaryFrames: Bool { get }
+    /// Sends a binary frame on an open attempt (dropped otherwise); called only when
+    /// ``sendsBinaryFrames`` is `true`.
+    /// - Parameters:
+    ///   - bytes: The frame's payload.
+    ///   - attempt: The attempt.
+    func send(binary bytes: [UInt8], attempt: Int)
+}
+
+extension ClientLink {
+    /// Text only, as links written before binary upload chunks.
+    public var sendsBinaryFrames: Bool { false }
+    /// Never called while ``sendsBinaryFrames`` is `false`.
+    /// - Parameters:
+    ///   - bytes: The frame's payload.
+    ///   - attempt: The attempt.
+    public func send(binary bytes: [UInt8], attempt: Int) {}
 }
 
 /// Time for the driver's timers. Injected so an app can use its own and tests can hold time.

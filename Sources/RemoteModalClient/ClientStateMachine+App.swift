@@ -101,10 +101,16 @@ extension ClientStateMachine {
         }
         uploads[id] = plan
         let info = plan.files[file]
+        guard binaryChunks else {
+            let chunk = UploadChunk(
+                id: id, file: file, name: info.name, mimeType: info.mimeType, size: info.size, offset: offset,
+                data: Base64.encode(bytes), last: pending.last)
+            return [.send(attempt: number, text: ClientMessage.upload(chunk).encode())] + expectReply(number)
+        }
         let chunk = UploadChunk(
             id: id, file: file, name: info.name, mimeType: info.mimeType, size: info.size, offset: offset,
-            data: Base64.encode(bytes), last: pending.last)
-        return [.send(attempt: number, text: ClientMessage.upload(chunk).encode())] + expectReply(number)
+            data: "", bytes: bytes, last: pending.last)
+        return [.sendBinary(attempt: number, bytes: chunk.binaryFrame())] + expectReply(number)
     }
 
     func progress(_ id: String) -> [ClientAction] {

@@ -13,9 +13,10 @@ extension ClientStateMachine {
             return heard(nil, attempt: number) + undecodable(text, error, attempt: number)
         }
         var actions = heard(message, attempt: number)
-        if case .welcome(let id, let resumed, let retention, let offer) = message {
+        if case .welcome(let id, let resumed, let retention, let offer, let binary) = message {
             guard phase == .open(number) else { return actions + [.emit(.skipped(why: "a second welcome"))] }
             heartbeat = offer
+            binaryChunks = binary && configuration.binaryUploads
             pingOutstanding = false
             return actions + welcome(id, resumed: resumed, retention: retention, attempt: number)
         }

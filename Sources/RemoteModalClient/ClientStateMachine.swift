@@ -60,6 +60,8 @@ public struct ClientStateMachine: Sendable {
     var uploads: [String: UploadPlan] = [:]
     /// The heartbeat the welcome offered (none from hosts before it).
     var heartbeat: Heartbeat?
+    /// Upload chunks go as binary frames on this connection (its `welcome` offered them).
+    var binaryChunks = false
     /// Whether the heartbeat timer runs with the active interval (else idle).
     var beatActive = false
     /// A `ping` went out and nothing has come since.

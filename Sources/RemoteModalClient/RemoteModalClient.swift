@@ -75,6 +75,8 @@ public final class RemoteModalClient: Sendable {
         clock: any ClientClock = ContinuousClientClock(), hasher: any FileHasher = SHA256FileHasher(),
         jitter: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }
     ) {
+        var configuration = configuration
+        if !link.sendsBinaryFrames { configuration.binaryUploads = false }
         self.configuration = configuration
         self.link = link
         self.store = store
@@ -172,6 +174,8 @@ public final class RemoteModalClient: Sendable {
                         open(attempt)
                     case .send(let attempt, let text):
                         link.send(text, attempt: attempt)
+                    case .sendBinary(let attempt, let bytes):
+                        link.send(binary: bytes, attempt: attempt)
                     case .closeLink(let attempt, let code, let reason):
                         link.close(attempt: attempt, code: code, reason: reason)
                     case .startTimer(let timer, let seconds):

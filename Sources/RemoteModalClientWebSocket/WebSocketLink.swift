@@ -1,3 +1,4 @@
+import Foundation
 import RemoteModalClient
 import RemoteModalLocking
 import RemoteModalTransport
@@ -88,6 +89,18 @@ public final class WebSocketLink: ClientLink {
     public func send(_ text: String, attempt: Int) {
         guard let id = table.withLock({ $0.ids[attempt] }) else { return }
         client.withLock { $0 }?.send(text: text, to: id)
+    }
+
+    /// Binary upload chunks go out as binary frames.
+    public var sendsBinaryFrames: Bool { true }
+
+    /// Sends a binary frame on an attempt.
+    /// - Parameters:
+    ///   - bytes: The frame's payload.
+    ///   - attempt: The attempt.
+    public func send(binary bytes: [UInt8], attempt: Int) {
+        guard let id = table.withLock({ $0.ids[attempt] }) else { return }
+        client.withLock { $0 }?.send(.binary(Data(bytes)), to: id)
     }
 
     /// Closes an attempt (at once, or as soon as it opens).

@@ -132,6 +132,15 @@ final class ConformanceContext {
     private var heartbeatOffered = false
     /// The scenario whose `welcome` first offered no heartbeat: a ping after it is its failure.
     private var heartbeatWithdrawnBy: String?
+    /// Whether the next `welcome` offers `binaryUploads` (the restarted host of `restart`
+    /// does not: chunks must come as text then).
+    var offerBinaryUploads = true
+    /// Whether the current connection's `welcome` offered it.
+    private var binaryOffered = false
+    /// The scenario whose `welcome` first offered no binary uploads.
+    private var binaryWithdrawnBy: String?
+    /// Upload chunks that came as binary frames.
+    private(set) var binaryChunks = 0
     /// `pong`s sent for the client's `ping`s.
     private(set) var pongs = 0
     /// Rules broken, by scenario.
@@ -305,8 +314,16 @@ final class ConformanceContext {
             }
             switch event {
             case .opened: continue
-            case .binary(let id):
-                sendError("bad_message", "binary frames are not messages", ref: nil, to: id)
+            case .binary(let id, _) where dropped.contains(id):
+                continue
+            case .binary(let id, let frame):
+                guard let json = binaryChunk(frame, on: id) else { continue }
+                guard joined.contains(id) else {
+                    sendError("hello_required", "say hello first", ref: "upload", to: id)
+                    continue
+                }
+                guard id == current else { continue }
+                if let event = intercept(json, type: "upload") { return event }
             case .closed(let id, _, _):
                 let wasCurrent = id == current
                 lost(id)
@@ -333,6 +350,35 @@ final class ConformanceContext {
                 if let event = intercept(json, type: type) { return event }
             }
         }
+    }
+
+    /// A binary frame as the text form of the chunk it carries (`data` in base64), judged
+    /// from there like any chunk; `nil` (after the finding and the host's error) for a
+    /// frame a host would refuse.
+    private func binaryChunk(_ frame: [UInt8], on id: ConnectionID) -> JSONValue? {
+        guard binaryOffered else {
+            note(
+                .noBinary, "a binary frame, to a host whose `welcome` offered no `binaryUploads`",
+                scenario: binaryWithdrawnBy ?? scenario)
+            sendError("bad_message", "binary frames are not accepted", ref: nil, to: id)
+            return nil
+        }
+        let chunk: UploadChunk
+        do {
+            guard case .upload(let decoded) = try ClientMessage.decodeBinary(frame) else { return nil }
+            chunk = decoded
+        } catch {
+            note(.binaryChunk, "a binary frame refused: \(error.message)", scenario: scenario)
+            sendError(error.code.rawValue, error.message, ref: "upload", id: error.id, to: id)
+            return nil
+        }
+        binaryChunks += 1
+        return .object([
+            ("type", "upload"), ("id", .string(chunk.id)), ("file", .number(Double(chunk.file))),
+            ("name", .string(chunk.name)), ("mimeType", .string(chunk.mimeType)),
+            ("size", .number(Double(chunk.size))), ("offset", .number(Double(chunk.offset))),
+            ("data", .string(Data(chunk.bytes ?? []).base64EncodedString())), ("last", .bool(chunk.last)),
+        ])
     }
 
     /// Waits until a client has joined the session.
@@ -389,11 +435,14 @@ final class ConformanceContext {
             ("retentionSeconds", 60),
         ]
         heartbeatOffered = offerHeartbeat
+        binaryOffered = offerBinaryUploads
+        if !offerBinaryUploads, binaryWithdrawnBy == nil { binaryWithdrawnBy = scenario }
         if !offerHeartbeat, heartbeatWithdrawnBy == nil { heartbeatWithdrawnBy = scenario }
         if offerHeartbeat {
             welcome.append(
                 ("heartbeat", .object([("idleSeconds", 20), ("activeSeconds", 4), ("timeoutSeconds", 5)])))
         }
+        if offerBinaryUploads { welcome.append(("binaryUploads", true)) }
         write(welcome, to: connection)
         send([("type", "controls"), ("items", [])])
         if resumed {

@@ -5,7 +5,7 @@ import RemoteModalTransport
 enum LinkEvent: Sendable {
     case opened(ConnectionID)
     case message(ConnectionID, String)
-    case binary(ConnectionID)
+    case binary(ConnectionID, [UInt8])
     case closed(ConnectionID, CloseCode, String)
     /// A host-served web-authentication callback (`/auth/callback/NONCE`).
     case callback(HTTPRequest)
@@ -31,7 +31,7 @@ final class ConformanceLink: @unchecked Sendable {
                 message: { [weak self] id, message in
                     switch message {
                     case .text(let text): self?.push(.message(id, text))
-                    case .binary: self?.push(.binary(id))
+                    case .binary(let data): self?.push(.binary(id, [UInt8](data)))
                     }
                 },
                 closed: { [weak self] id, code, reason in self?.push(.closed(id, code, reason)) },

@@ -88,6 +88,7 @@ public final class ConformanceRunner {
             if context.current == nil, let away = context.wentAway { gone = away }
         }
         finish(log: log)
+        log("upload chunks received as binary frames (protocol.md §7, \"Binary chunks\"): \(context.binaryChunks)")
         let outcomes = scenarios.map { scenario -> ScenarioOutcome in
             let violations = ConformanceViolation.capped(context.violations[scenario.name] ?? [])
             var outcome: ScenarioOutcome

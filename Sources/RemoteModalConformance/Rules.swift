@@ -28,6 +28,11 @@ public struct ConformanceRule: Sendable, Equatable, CustomStringConvertible {
     )
     static let noPing = ConformanceRule(
         "protocol.md §3", "MUST NOT send `ping` to a host that offered no `heartbeat`")
+    static let noBinary = ConformanceRule(
+        "protocol.md §7", "MUST NOT send binary chunks to a host whose `welcome` offered no `binaryUploads`")
+    static let binaryChunk = ConformanceRule(
+        "protocol.md §7",
+        "A binary chunk is two bytes of header length, the `upload` JSON without `data`, then the chunk's bytes")
     static let dismiss = ConformanceRule(
         "protocol.md §12.5", "MUST close a dialog on its `dismiss`, any reason")
     static let resend = ConformanceRule(

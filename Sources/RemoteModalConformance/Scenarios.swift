@@ -325,8 +325,10 @@ public struct ConformanceScenario: Sendable {
         let old = context.presentWait(title: "Before the restart")
         context.pause(0.3)
         context.forgetSession = true
-        // The host that comes back is an older one, without `heartbeat`: no more pings.
+        // The host that comes back is an older one, without `heartbeat` nor `binaryUploads`:
+        // no more pings, chunks as base64 in text.
         context.offerHeartbeat = false
+        context.offerBinaryUploads = false
         context.drop(code: .goingAway, reason: "host shutting down")
         while true {
             guard let event = context.next() else {

@@ -56,6 +56,9 @@ public struct HostOptions: Sendable {
                 help: "sessions kept for resume without a connection; past it the oldest end early (default 2000)"),
             FlagSpec("upload-window", value: "N", help: "upload chunks a client may keep unacknowledged (default 8)"),
             FlagSpec(
+                "no-binary-uploads",
+                help: "refuse upload chunks in binary frames (welcome offers none; base64 in text only)"),
+            FlagSpec(
                 "upload-rate", value: "BYTES", help: "upload bytes a second per connection (default 33554432: 32 MiB)"),
             FlagSpec(
                 "max-upload-memory", value: "BYTES",
@@ -191,6 +194,7 @@ public struct HostOptions: Sendable {
         options.server.receiveBufferBytes = try flags.int("receive-buffer", in: 1_024...1_048_576) ?? 65_536
         options.server.pingIntervalSeconds = try flags.int("ping-interval", in: 1...3_600) ?? 20
         options.host.uploadWindow = try flags.int("upload-window", in: 1...1_024) ?? 8
+        options.host.binaryUploads = !flags.has("no-binary-uploads")
         options.host.uploadBytesPerSecond = try flags.int("upload-rate", in: 1_024...Int(Int32.max)) ?? 32 * 1_048_576
         options.host.maxUploadMemoryBytes = try flags.int("max-upload-memory", in: 0...(1 << 40)) ?? 64 * 1_048_576
         options.host.maxUploadSpoolBytes = try flags.int("max-upload-spool", in: 0...(1 << 40)) ?? 1_024 * 1_048_576

@@ -98,10 +98,16 @@ public struct UploadChunk: Sendable, Equatable {
     public var size: Int
     /// Where this chunk starts.
     public var offset: Int
-    /// The chunk's bytes, base64.
+    /// The chunk's bytes, base64 (empty when they came raw, in ``bytes``).
     public var data: String
+    /// The chunk's bytes as they came in a binary frame (docs/protocol.md, section 7, "Binary
+    /// chunks"); `nil` for a chunk sent as text, whose bytes are ``data``.
+    public var bytes: [UInt8]?
     /// Whether this is the file's last chunk.
     public var last: Bool
+
+    /// The longest header a binary chunk may carry, in bytes.
+    public static let maxBinaryHeaderBytes = 8_192
 
     /// Creates a chunk.
     /// - Parameters:
@@ -111,10 +117,12 @@ public struct UploadChunk: Sendable, Equatable {
     ///   - mimeType: The MIME type.
     ///   - size: The file's size.
     ///   - offset: The chunk's offset.
-    ///   - data: The bytes, base64.
+    ///   - data: The bytes, base64 (empty when `bytes` carries them).
+    ///   - bytes: The raw bytes of a binary chunk, or `nil`.
     ///   - last: Whether it is the last chunk.
     public init(
-        id: String, file: Int, name: String, mimeType: String, size: Int, offset: Int, data: String, last: Bool
+        id: String, file: Int, name: String, mimeType: String, size: Int, offset: Int, data: String,
+        bytes: [UInt8]? = nil, last: Bool
     ) {
         self.id = id
         self.file = file
@@ -123,7 +131,42 @@ public struct UploadChunk: Sendable, Equatable {
         self.size = size
         self.offset = offset
         self.data = data
+        self.bytes = bytes
         self.last = last
+    }
+
+    /// The chunk as one binary frame (docs/protocol.md, section 7, "Binary chunks"): two bytes
+    /// of big-endian header length, the header (the `upload` message's JSON without `data`),
+    /// then the chunk's raw bytes. Send it only to a host whose `welcome` offered
+    /// `binaryUploads`.
+    /// - Returns: The frame's payload; the bytes are ``bytes``, or ``data`` decoded when they
+    ///   are `nil` (nothing when that is not base64).
+    public func binaryFrame() -> [UInt8] {
+        var writer = JSONWriter()
+        writer.raw("{\"type\":\"upload\",\"id\":")
+        writer.string(id)
+        writer.raw(",\"file\":")
+        writer.int(file)
+        writer.raw(",\"name\":")
+        writer.string(name)
+        writer.raw(",\"mimeType\":")
+        writer.string(mimeType)
+        writer.raw(",\"size\":")
+        writer.int(size)
+        writer.raw(",\"offset\":")
+        writer.int(offset)
+        writer.raw(",\"last\":")
+        writer.bool(last)
+        writer.raw("}")
+        let header = writer.bytes
+        let payload = bytes ?? Base64.decode(data) ?? []
+        var frame: [UInt8] = []
+        frame.reserveCapacity(2 + header.count + payload.count)
+        frame.append(UInt8(truncatingIfNeeded: header.count >> 8))
+        frame.append(UInt8(truncatingIfNeeded: header.count))
+        frame.append(contentsOf: header)
+        frame.append(contentsOf: payload)
+        return frame
     }
 }
 
@@ -197,6 +240,79 @@ public enum ClientMessage: Sendable, Equatable {
         }
     }
 
+    /// An `upload`'s fields; `bytes` are a binary chunk's, whose header carries no `data`.
+    private static func decodeUpload(_ fields: Fields, bytes: [UInt8]?) throws(ProtocolError) -> UploadChunk {
+        UploadChunk(
+            id: try fields.string("id"), file: try fields.int("file", in: 0...999),
+            name: try fields.string("name"), mimeType: try fields.string("mimeType"),
+            size: try fields.int("size"), offset: try fields.int("offset"),
+            data: bytes == nil ? try fields.string("data") : "", bytes: bytes, last: try fields.bool("last"))
+    }
+
+    /// Decodes one binary frame: an upload chunk in its binary form (docs/protocol.md,
+    /// section 7, "Binary chunks"), the only message a binary frame may carry. Never traps.
+    /// - Parameters:
+    ///   - frame: The frame's payload: two bytes of big-endian header length, the header
+    ///     (an `upload` message's JSON object without `data`), then the chunk's bytes.
+    ///   - parser: The JSON parser and its limits.
+    /// - Returns: The chunk, its ``UploadChunk/bytes`` set.
+    /// - Throws: ``ProtocolError``: `bad_message` for a frame that is not a binary chunk
+    ///   (saying what is wrong with it), `bad_json` for a header that is not JSON.
+    public static func decodeBinary(_ frame: [UInt8], parser: JSONParser = JSONParser()) throws(ProtocolError)
+        -> ClientMessage
+    {
+        try frame.withUnsafeBytes { frame in
+            Result { () throws(ProtocolError) -> ClientMessage in try decodeBinary(frame, parser: parser) }
+        }.get()
+    }
+
+    /// Decodes one binary frame in place (see ``decodeBinary(_:parser:)-([UInt8],_)``); the
+    /// chunk's bytes are copied out once.
+    /// - Parameters:
+    ///   - frame: The frame's payload.
+    ///   - parser: The JSON parser and its limits.
+    /// - Returns: The chunk, its ``UploadChunk/bytes`` set.
+    /// - Throws: ``ProtocolError`` as the other form.
+    public static func decodeBinary(_ frame: UnsafeRawBufferPointer, parser: JSONParser = JSONParser())
+        throws(ProtocolError) -> ClientMessage
+    {
+        guard frame.count >= 2 else {
+            throw ProtocolError(.badMessage, "a binary frame starts with its header's length in 2 bytes")
+        }
+        let headerLength = Int(frame[0]) << 8 | Int(frame[1])
+        guard headerLength >= 2, headerLength <= UploadChunk.maxBinaryHeaderBytes, 2 + headerLength <= frame.count
+        else {
+            throw ProtocolError(
+                .badMessage,
+                "a binary frame's header is 2 to \(UploadChunk.maxBinaryHeaderBytes) bytes within the frame"
+                    + " (this one says \(headerLength) of \(frame.count - 2))")
+        }
+        let header = UnsafeRawBufferPointer(rebasing: frame[2..<(2 + headerLength)])
+        let json: JSONValue
+        do {
+            json = try parser.parse(bytes: header.assumingMemoryBound(to: UInt8.self))
+        } catch {
+            throw ProtocolError(.badJSON, "binary frame header: \(error.description)")
+        }
+        guard case .object = json, json["type"]?.stringValue == "upload" else {
+            throw ProtocolError(.badMessage, "a binary frame carries only an upload chunk (header type \"upload\")")
+        }
+        let chunk: UploadChunk
+        do throws(ProtocolError) {
+            guard json["data"] == nil else {
+                throw ProtocolError(
+                    .badMessage, "a binary chunk's header carries no 'data': its bytes follow it", ref: "upload")
+            }
+            chunk = try decodeUpload(
+                Fields(json, type: "upload"),
+                bytes: [UInt8](UnsafeRawBufferPointer(rebasing: frame[(2 + headerLength)...])))
+        } catch {
+            guard let id = json["id"]?.stringValue, id.utf8.count <= ProtocolError.maxEchoedIDBytes else { throw error }
+            throw error.concerning(id)
+        }
+        return .upload(chunk)
+    }
+
     private static func decodeFields(_ fields: Fields, type: String) throws(ProtocolError) -> ClientMessage {
         switch type {
         case "hello":
@@ -224,12 +340,7 @@ public enum ClientMessage: Sendable, Equatable {
         case "input":
             return .input(id: try fields.string("id"), textFields: try fields.strings("textFields", maxCount: 16))
         case "upload":
-            return .upload(
-                UploadChunk(
-                    id: try fields.string("id"), file: try fields.int("file", in: 0...999),
-                    name: try fields.string("name"), mimeType: try fields.string("mimeType"),
-                    size: try fields.int("size"), offset: try fields.int("offset"), data: try fields.string("data"),
-                    last: try fields.bool("last")))
+            return .upload(try decodeUpload(fields, bytes: nil))
         case "event":
             return .event(control: try fields.string("control"))
         case "ping":

@@ -157,7 +157,11 @@ public struct Heartbeat: Sendable, Equatable {
 /// action styles, text field kinds) it does not know are kept or given their default.
 public enum HostMessage: Sendable, Equatable {
     /// The handshake answer.
-    case welcome(session: String, resumed: Bool, retentionSeconds: Int, heartbeat: Heartbeat? = nil)
+    ///
+    /// `binaryUploads`: the host takes upload chunks in binary frames (docs/protocol.md,
+    /// section 7, "Binary chunks"); absent from the JSON when `false`.
+    case welcome(
+        session: String, resumed: Bool, retentionSeconds: Int, heartbeat: Heartbeat? = nil, binaryUploads: Bool = false)
     /// The answer to a client's `ping` (no `seq`: it belongs to the connection, not the
     /// session), echoing the ping's `id` when it had one.
     case pong(id: Int?)
@@ -275,7 +279,7 @@ public enum HostMessage: Sendable, Equatable {
             writer.int(seq)
         }
         switch self {
-        case .welcome(let session, let resumed, let retention, let heartbeat):
+        case .welcome(let session, let resumed, let retention, let heartbeat, let binaryUploads):
             writer.raw(",\"protocol\":1,\"session\":")
             writer.string(session)
             writer.raw(",\"resumed\":")
@@ -291,6 +295,7 @@ public enum HostMessage: Sendable, Equatable {
                 writer.int(heartbeat.timeoutSeconds)
                 writer.raw("}")
             }
+            if binaryUploads { writer.raw(",\"binaryUploads\":true") }
         case .pong(let id):
             if let id {
                 writer.raw(",\"id\":")
@@ -410,7 +415,9 @@ public enum HostMessage: Sendable, Equatable {
             }
             return .welcome(
                 session: try fields.string("session"), resumed: try fields.bool("resumed"),
-                retentionSeconds: try fields.int("retentionSeconds"), heartbeat: heartbeat)
+                retentionSeconds: try fields.int("retentionSeconds"), heartbeat: heartbeat,
+                // Like the heartbeat: an offer this client cannot read is no offer.
+                binaryUploads: (try? fields.optionalBool("binaryUploads")) == true)
         case "pong":
             return .pong(id: try fields.optionalInt("id"))
         case "present":

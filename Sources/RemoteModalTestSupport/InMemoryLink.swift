@@ -40,6 +40,17 @@ public final class InMemoryLink: ClientLink {
         open.withLock { $0[attempt]?.client }?.send(raw: text)
     }
 
+    /// Binary frames reach the host as binary.
+    public var sendsBinaryFrames: Bool { true }
+
+    /// Sends a binary frame to the host.
+    /// - Parameters:
+    ///   - bytes: The frame's payload.
+    ///   - attempt: The attempt.
+    public func send(binary bytes: [UInt8], attempt: Int) {
+        open.withLock { $0[attempt]?.client }?.sendBinary(bytes)
+    }
+
     /// Closes an attempt (the host sees the connection drop).
     /// - Parameters:
     ///   - attempt: The attempt.

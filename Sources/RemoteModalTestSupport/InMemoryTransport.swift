@@ -187,7 +187,7 @@ public final class TestClient: Sendable {
 
     /// The session id from `welcome`, if any.
     public var session: String? {
-        for message in received { if case .welcome(let session, _, _, _) = message { return session } }
+        for message in received { if case .welcome(let session, _, _, _, _) = message { return session } }
         return nil
     }
 

@@ -20,9 +20,13 @@ struct MachineHarness {
         textFields: [TextFieldSpec(kind: .email, placeholder: "e-mail"), TextFieldSpec(kind: .password)],
         actions: [ActionSpec(title: "Cancel", style: .cancel), ActionSpec(title: "Sign In", enabled: false)])
 
-    init(jitter: Double = 1, snapshot: ClientSnapshot? = nil, limits: ClientLimits = .default) {
-        let configuration = ClientConfiguration(
+    init(
+        jitter: Double = 1, snapshot: ClientSnapshot? = nil, limits: ClientLimits = .default,
+        configure: (inout ClientConfiguration) -> Void = { _ in }
+    ) {
+        var configuration = ClientConfiguration(
             client: ClientDescription(kind: "test", name: "t"), limits: limits)
+        configure(&configuration)
         machine = ClientStateMachine(configuration: configuration, jitter: { jitter })
         handle(.storeLoaded(snapshot))
     }
@@ -34,6 +38,7 @@ struct MachineHarness {
             switch action {
             case .openLink(let attempt): opened.append(attempt)
             case .send(let attempt, let text): sent.append((attempt, try! ClientMessage.decode(text)))
+            case .sendBinary(let attempt, let bytes): sent.append((attempt, try! ClientMessage.decodeBinary(bytes)))
             case .closeLink(let attempt, _, _): closed.append(attempt)
             case .startTimer(let timer, let seconds): timers[timer] = now + seconds
             case .cancelTimer(let timer): timers[timer] = nil
@@ -68,9 +73,14 @@ struct MachineHarness {
     }
 
     /// Opens the current attempt and welcomes it.
-    mutating func welcome(_ session: String = "s1", resumed: Bool = false, heartbeat: Heartbeat? = nil) {
+    mutating func welcome(
+        _ session: String = "s1", resumed: Bool = false, heartbeat: Heartbeat? = nil, binaryUploads: Bool = false
+    ) {
         handle(.linkOpened(attempt: attempt))
-        host(.welcome(session: session, resumed: resumed, retentionSeconds: 60, heartbeat: heartbeat))
+        host(
+            .welcome(
+                session: session, resumed: resumed, retentionSeconds: 60, heartbeat: heartbeat,
+                binaryUploads: binaryUploads))
     }
 
     /// The pings sent on an attempt.

@@ -20,6 +20,10 @@ final class ScriptedAlertClient {
         case pingAlways
         /// Keeps every answer after its dismiss, and sends them all again after a resume.
         case neverForget
+        /// Sends a binary upload chunk before every answer, offered or not (§7).
+        case binaryAlways
+        /// Sends a binary frame whose header carries `data` before every answer (§7).
+        case badBinary
     }
 
     let transport: InMemoryTransport
@@ -135,6 +139,17 @@ final class ScriptedAlertClient {
             ),
         ]).jsonText
         kept[id] = answer
+        if fault == .binaryAlways || fault == .badBinary {
+            let chunk = UploadChunk(
+                id: id, file: 0, name: "a.png", mimeType: "image/png", size: 1, offset: 0, data: "", bytes: [0x89],
+                last: true)
+            var frame = chunk.binaryFrame()
+            if fault == .badBinary {
+                let header = Array(#"{"type":"upload","id":"\#(id)","data":"iQ=="}"#.utf8)
+                frame = [UInt8(header.count >> 8), UInt8(header.count & 0xFF)] + header
+            }
+            connection.sendBinary(frame)
+        }
         connection.send(raw: answer)
         switch fault {
         case .answerTwice:
@@ -217,6 +232,23 @@ struct ConformanceRunTests {
         #expect(client.pongs.starts(with: [1]), "\(client.pongs)")
         #expect(report.outcomes.map(\.verdict) == [.pass, .fail], "\(report.text)")
         #expect(report.failures.first?.violations.first?.rule == .noPing, "\(report.text)")
+    }
+
+    @Test(
+        "binary chunks to the host that offered them are judged as chunks; to the restarted host, which offered none, they fail restart on §7"
+    )
+    func binaryChunksOfferedThenNot() throws {
+        let report = try run(["alert", "restart"], fault: .binaryAlways)
+        #expect(report.outcomes.map(\.verdict) == [.pass, .fail], "\(report.text)")
+        #expect(report.failures.first?.violations.first?.rule == .noBinary, "\(report.text)")
+    }
+
+    @Test("a binary frame that is no well-formed chunk fails its scenario on §7")
+    func malformedBinaryChunkFails() throws {
+        let report = try run(["alert"], fault: .badBinary)
+        #expect(report.outcomes.map(\.verdict) == [.fail], "\(report.text)")
+        #expect(report.failures.first?.violations.first?.rule == .binaryChunk, "\(report.text)")
+        #expect(report.text.contains("'data'"), "\(report.text)")
     }
 
     @Test("a client that follows the texts passes every alert scenario")

@@ -156,6 +156,11 @@ struct HostGolden: Sendable, CustomTestStringConvertible {
             name: "host.welcome.heartbeat",
             message: .welcome(
                 session: "q3J0dW5uZWxzLWFyZS1mdW4", resumed: false, retentionSeconds: 60, heartbeat: .standard)),
+        HostGolden(
+            name: "host.welcome.binaryUploads",
+            message: .welcome(
+                session: "q3J0dW5uZWxzLWFyZS1mdW4", resumed: false, retentionSeconds: 60, heartbeat: .standard,
+                binaryUploads: true)),
         HostGolden(name: "host.pong", message: .pong(id: 7)),
     ]
 }

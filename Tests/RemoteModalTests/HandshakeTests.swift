@@ -8,7 +8,7 @@ struct HandshakeTests {
         let harness = HostHarness()
         let first = harness.connect()
         let second = harness.connect()
-        guard case .welcome(let id, let resumed, let retention, _)? = first.received.first else {
+        guard case .welcome(let id, let resumed, let retention, _, _)? = first.received.first else {
             Issue.record("no welcome")
             return
         }

@@ -9,13 +9,13 @@ struct HeartbeatHostTests {
     @Test func welcomeOffersTheStandardHeartbeatAndNoneWhenConfiguredOff() {
         let harness = HostHarness()
         let client = harness.connect()
-        guard case .welcome(_, _, _, let offer)? = client.received.first else {
+        guard case .welcome(_, _, _, let offer, _)? = client.received.first else {
             Issue.record("no welcome")
             return
         }
         #expect(offer == Heartbeat(idleSeconds: 20, activeSeconds: 4, timeoutSeconds: 5))
         let old = HostHarness { $0.heartbeat = nil }
-        guard case .welcome(_, _, _, let none)? = old.connect().received.first else {
+        guard case .welcome(_, _, _, let none, _)? = old.connect().received.first else {
             Issue.record("no welcome")
             return
         }

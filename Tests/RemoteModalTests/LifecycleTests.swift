@@ -24,7 +24,7 @@ struct LifecycleTests {
         client.disconnect()
         harness.settle()
         let resumed = harness.connect(resume: client.session)
-        guard case .welcome(let id, true, _, _)? = resumed.received.first else {
+        guard case .welcome(let id, true, _, _, _)? = resumed.received.first else {
             Issue.record("not resumed")
             return
         }
@@ -70,7 +70,7 @@ struct LifecycleTests {
     @Test func unknownResumeGetsANewSession() {
         let harness = HostHarness()
         let client = harness.connect(resume: "made-up")
-        guard case .welcome(let id, false, _, _)? = client.received.first else {
+        guard case .welcome(let id, false, _, _, _)? = client.received.first else {
             Issue.record("no fresh welcome")
             return
         }
@@ -94,7 +94,7 @@ struct LifecycleTests {
         #expect(outcome.error == .sessionExpired)
         #expect(ended.completed)
         let late = harness.connect(resume: client.session)
-        guard case .welcome(_, let resumed, _, _)? = late.received.first else {
+        guard case .welcome(_, let resumed, _, _, _)? = late.received.first else {
             Issue.record("no welcome")
             return
         }

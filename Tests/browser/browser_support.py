@@ -2,6 +2,7 @@
 WebSocket (Chromium's performance log), axe-core, a proxy that can cut the connection, a
 host that can be killed and started again on its port, and a protocol peer in a thread."""
 import asyncio
+import base64
 import json
 import os
 import socket
@@ -18,7 +19,7 @@ from selenium.webdriver.support import expected_conditions as EC
 from selenium.webdriver.support.ui import WebDriverWait
 
 from hosts import BINARY, LOG_LEVEL, ROOT, Host, free_port
-from protocol_client import ProtocolClient
+from protocol_client import ProtocolClient, read_binary_chunk
 
 SHOTS = os.path.join(ROOT, "artifacts", "browser")
 SIZES = {"desktop": (1440, 900), "phone": (390, 844), "kiosk": (1080, 1920)}
@@ -37,6 +38,16 @@ def make_driver(size):
                            {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": size == "phone"})
     driver.execute_cdp_cmd("Network.enable", {})
     return driver
+
+
+def binary_chunk(payload):
+    """A binary upload chunk from the performance log (base64) as its header dict, plus
+    "binary" and "bytes" (the raw bytes it carried); None if the frame is not one."""
+    try:
+        header, raw = read_binary_chunk(base64.b64decode(payload))
+    except ValueError:
+        return None
+    return {**header, "binary": True, "bytes": len(raw)}
 
 
 class Page:
@@ -155,17 +166,25 @@ class Page:
     def script(self, source, *args):
         return self.driver.execute_script(source, *args)
 
-    # What crossed the WebSocket, from Chromium's performance log.
+    # What crossed the WebSocket, from Chromium's performance log. A binary frame (Chromium
+    # logs it as base64) is an upload chunk (protocol.md section 7): it is recorded as its
+    # header with "binary": True and the count of raw bytes it carried.
     def drain(self):
         for entry in self.driver.get_log("performance"):
             message = json.loads(entry["message"])["message"]
             method = message.get("method")
             if method not in ("Network.webSocketFrameSent", "Network.webSocketFrameReceived"):
                 continue
-            payload = message["params"]["response"].get("payloadData", "")
-            try:
-                frame = json.loads(payload)
-            except ValueError:
+            response = message["params"]["response"]
+            payload = response.get("payloadData", "")
+            if response.get("opcode") == 2:
+                frame = binary_chunk(payload)
+            else:
+                try:
+                    frame = json.loads(payload)
+                except ValueError:
+                    frame = None
+            if frame is None:
                 continue
             (self.sent_frames if method.endswith("Sent") else self.received_frames).append(frame)
         self.console.extend(self.driver.get_log("browser"))

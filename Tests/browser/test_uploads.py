@@ -163,16 +163,20 @@ def test_a_refused_upload_is_shown_with_retry_and_cancel(page, tmp_path, paced_h
     assert acked_fraction(dialog) < 0.9, "the upload is still going when the bad chunk is sent"
     # The page's next chunk bent to one that does not continue the file, as a confused
     # client would send (inside the page's window: a chunk past it is refused for pacing).
+    # It keeps the form the page's chunks have: binary when the host offered it (§7), as
+    # this one does, else base64 text.
     page.script("""const client = window.remoteModal, send = client.send.bind(client);
                    let bent = false;
-                   client.send = (message) => {
-                     if (bent || message.type !== "upload" || message.offset === 0) return send(message);
+                   client.send = (message, attempt, bytes) => {
+                     if (bent || message.type !== "upload" || message.offset === 0) return send(message, attempt, bytes);
                      bent = true;
-                     return send({ ...message, offset: 12345, data: "AAAA" });
+                     return bytes === undefined ? send({ ...message, offset: 12345, data: "AAAA" }, attempt)
+                       : send({ ...message, offset: 12345 }, attempt, new Uint8Array(3));
                    };""")
     page.wait().until(lambda d: dialog.find_element(By.CSS_SELECTOR, ".error-text").is_displayed())
     error = dialog.find_element(By.CSS_SELECTOR, ".error-text").text
     assert error.startswith("The host refused the upload: offset 12345 does not continue “big.png”"), error
+    assert [m["binary"] for m in page.sent("upload", id=modal_id, offset=12345)] == [True], "bent as a binary chunk"
     retry = page.button(dialog, "Retry")
     assert retry.is_enabled() and page.button(dialog, "Cancel").is_enabled()
     failures = []

@@ -10,7 +10,15 @@ export class FakeSocket {
   }
   send(text) { this.sent.push(text); }
   close() {}
-  messages(type) { return this.sent.map((text) => JSON.parse(text)).filter((m) => !type || m.type === type); }
+  /** What was sent, parsed: a binary chunk (docs/protocol.md §7) as its header plus `bytes`
+   *  and `binary: true`. */
+  messages(type) { return this.sent.map(FakeSocket.parse).filter((m) => !type || m.type === type); }
+  static parse(frame) {
+    if (typeof frame === "string") return JSON.parse(frame);
+    const length = (frame[0] << 8) | frame[1];
+    const header = JSON.parse(new TextDecoder().decode(frame.subarray(2, 2 + length)));
+    return { ...header, binary: true, bytes: frame.subarray(2 + length) };
+  }
   receive(message) { this.onmessage({ data: JSON.stringify(message) }); }
   drop() { this.readyState = 3; this.onclose?.({ code: 1006, reason: "" }); }
 }
@@ -37,7 +45,8 @@ export async function until(condition, ms = 3000) {
 
 /** A client on a fake socket, welcomed into session `s1`; `events` records what it emits. */
 export function welcomed({ storage = null, now, resumed = false, session = "s1", retentionSeconds = 60,
-                          welcomeTimeoutMs = 0, answerTimeoutMs = 0, heartbeat = undefined, heartbeatSecondMs = 1000 } = {}) {
+                          welcomeTimeoutMs = 0, answerTimeoutMs = 0, heartbeat = undefined, heartbeatSecondMs = 1000,
+                          binaryUploads = undefined } = {}) {
   // The liveness checks are off unless a test asks for them: most tests leave their client
   // connected to a fake socket that never replies.
   const client = new ModalClient({ url: "ws://h/ws", storage, WebSocketImpl: FakeSocket, capabilities: ["alert", "photoPicker"],
@@ -50,7 +59,8 @@ export function welcomed({ storage = null, now, resumed = false, session = "s1",
   client.connect();
   const socket = FakeSocket.last;
   socket.onopen();
-  socket.receive({ type: "welcome", protocol: 1, session, resumed, retentionSeconds, ...(heartbeat ? { heartbeat } : {}) });
+  socket.receive({ type: "welcome", protocol: 1, session, resumed, retentionSeconds, ...(heartbeat ? { heartbeat } : {}),
+                   ...(binaryUploads !== undefined ? { binaryUploads } : {}) });
   return { client, socket, events };
 }
 

@@ -330,3 +330,58 @@ test("after a pacing refusal nothing is sent until every chunk in flight has its
                    "a full window from the held bytes once every chunk has its reply");
   client.close();
 });
+
+// Binary chunks (docs/protocol.md §7, "Binary chunks"): raw bytes after a header, only when
+// the welcome offered them; the rules and the answer are the text form's.
+test("a host that offers binary uploads gets raw bytes after a header without data", async () => {
+  const { client, socket } = welcomed({ binaryUploads: true });
+  socket.receive(picker("m1", 1, { uploadWindow: 8 }));
+  const photo = file("cat.png", CHUNK_BYTES * 2 + 100);
+  client.upload("m1", [photo]);
+  await settle();
+  const chunks = socket.messages("upload");
+  assert.equal(chunks.length, 3);
+  assert.ok(socket.sent.every((frame) => typeof frame === "string" || frame instanceof Uint8Array));
+  assert.ok(chunks.every((c) => c.binary && !("data" in c)), "binary frames, no base64");
+  assert.deepEqual(chunks.map((c) => [c.offset, c.bytes.length, c.last]),
+    [[0, CHUNK_BYTES, false], [CHUNK_BYTES, CHUNK_BYTES, false], [2 * CHUNK_BYTES, 100, true]]);
+  const joined = new Uint8Array(chunks.flatMap((c) => Array.from(c.bytes)));
+  assert.deepEqual(joined, photo.bytes, "the frames carry the file's bytes, in order");
+  assert.deepEqual(chunks.map((c) => [c.name, c.mimeType, c.size, c.file]),
+    chunks.map(() => ["cat.png", "image/png", photo.size, 0]));
+  let seq = 2;
+  for (const chunk of chunks) {
+    socket.receive({ type: "uploadAck", seq: seq++, id: "m1", file: 0, received: chunk.offset + chunk.bytes.length });
+  }
+  await until(() => socket.messages("result").length === 1);
+  assert.equal(typeof socket.sent.at(-1), "string", "the result stays JSON text");
+  const [result] = socket.messages("result");
+  assert.equal(result.value.items[0].sha256, createHash("sha256").update(photo.bytes).digest("hex"));
+});
+
+test("an offer of anything but true, or none, keeps base64 in text", async () => {
+  for (const binaryUploads of [undefined, false, "yes", 1]) {
+    const { client, socket } = welcomed({ binaryUploads });
+    socket.receive(picker("m1", 1));
+    client.upload("m1", [file("a.png", 1000)]);
+    await settle();
+    const [chunk] = socket.messages("upload");
+    assert.equal(typeof socket.sent.find((frame) => frame.includes?.('"upload"')), "string");
+    assert.equal(Buffer.from(chunk.data, "base64").length, 1000, `offer ${binaryUploads}`);
+    client.disconnect?.();
+  }
+});
+
+test("a reconnect to a host that no longer offers binary uploads goes back to text", async () => {
+  const { client, socket } = welcomed({ binaryUploads: true });
+  socket.receive(picker("m1", 1, { uploadWindow: 1 }));
+  client.upload("m1", [file("a.png", CHUNK_BYTES * 3)]);
+  await settle();
+  assert.equal(socket.messages("upload")[0].binary, true);
+  socket.drop();
+  const again = reconnect(client, { session: "s1", resumed: true });
+  again.receive(picker("m1", 2, { uploadWindow: 1, received: [{ file: 0, bytes: 0 }] }));
+  await settle();
+  const [chunk] = again.messages("upload");
+  assert.ok(chunk && !chunk.binary && typeof chunk.data === "string", "text on the connection that offered nothing");
+});

@@ -1,5 +1,6 @@
 """The suite's client: the `remote_modal_client` package (clients/python), strict about
 `seq`, and checking every message a host sends against the protocol's JSON Schema."""
+import json
 import os
 import sys
 
@@ -11,7 +12,19 @@ from remote_modal_client import CAPABILITIES  # noqa: E402
 from remote_modal_client import ProtocolClient as PackageClient  # noqa: E402
 from schema import check_host_message  # noqa: E402
 
-__all__ = ["CAPABILITIES", "ProtocolClient"]
+__all__ = ["CAPABILITIES", "ProtocolClient", "read_binary_chunk"]
+
+
+def read_binary_chunk(frame):
+    """A binary upload chunk (docs/protocol.md section 7, "Binary chunks") split into its
+    header (a dict) and its raw bytes; ValueError when the frame is not one."""
+    length = int.from_bytes(frame[:2], "big")
+    if len(frame) < 2 or len(frame) < 2 + length:
+        raise ValueError("shorter than its header length says")
+    header = json.loads(frame[2:2 + length])
+    if not isinstance(header, dict):
+        raise ValueError("the header is not an object")
+    return header, frame[2 + length:]
 
 
 class ProtocolClient(PackageClient):

@@ -2,8 +2,10 @@
 a person would and capture-pane reads the screen."""
 import json
 import os
+import re
 import subprocess
 import sys
+import tempfile
 import time
 
 import pytest
@@ -20,6 +22,11 @@ class Tmux:
         self.name = name
         subprocess.run(["tmux", "kill-session", "-t", name], capture_output=True)
         subprocess.run(["tmux", "new-session", "-d", "-s", name, "-x", "100", "-y", "30", command], check=True)
+        # Everything the program writes to the pane also goes to a file, so a screen shown
+        # for less than one capture-pane poll (a fast upload's progress) can still be seen.
+        handle, self.output_path = tempfile.mkstemp(prefix=f"{name}-", suffix=".out")
+        os.close(handle)
+        subprocess.run(["tmux", "pipe-pane", "-o", "-t", name, f"cat >> {self.output_path}"], check=True)
 
     def keys(self, *keys):
         subprocess.run(["tmux", "send-keys", "-t", self.name, *keys], check=True)
@@ -35,11 +42,30 @@ class Tmux:
             time.sleep(0.1)
         raise AssertionError(f"{text!r} never appeared on screen:\n{self.screen()}")
 
+    def output(self):
+        """What the program has written to the pane so far, its escape sequences removed."""
+        with open(self.output_path, "rb") as file:
+            raw = file.read().decode("utf-8", errors="replace")
+        return re.sub(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b[()][A-Za-z0-9]|\x1b[=>]", "", raw)
+
+    def wait_for_output(self, text, seconds=10):
+        """Waits until the program has written `text`, even if it was on screen only briefly."""
+        deadline = time.time() + seconds
+        while time.time() < deadline:
+            if text in self.output():
+                return
+            time.sleep(0.1)
+        raise AssertionError(f"{text!r} was never written to the terminal:\n{self.screen()}")
+
     def alive(self):
         return subprocess.run(["tmux", "has-session", "-t", self.name], capture_output=True).returncode == 0
 
     def close(self):
         subprocess.run(["tmux", "kill-session", "-t", self.name], capture_output=True)
+        try:
+            os.unlink(self.output_path)
+        except FileNotFoundError:
+            pass
 
 
 @pytest.fixture

@@ -382,7 +382,7 @@ extension HostCore {
         let now = clock.now.timeIntervalSince1970
         let due = connection.uploadPacer.spend(accepted.bytes, now: now)
         let ack = HeldAck(due: due, session: session, id: chunk.id, file: chunk.file, received: accepted.held)
-        if due <= now, connection.heldAcks.isEmpty {
+        if due <= now + Self.ackSlackSeconds, connection.heldAcks.isEmpty {
             sendAck(ack, to: connection)
         } else {
             connection.heldAcks.append(ack)
@@ -397,6 +397,13 @@ extension HostCore {
         transport.send(message.encode(), to: connection.id)
     }
 
+    /// How early a held acknowledgement may go: one timer sends every acknowledgement due
+    /// within it. At the default 32 MiB/s that is about four chunks, 128 KiB early at most,
+    /// within the pacer's burst; a timer per chunk (a wake-up of the timer thread and one of
+    /// the loop, about 1,000 a second per uploading connection) cost more host CPU than the
+    /// chunks' bytes (docs/benchmarks.md, "Uploads", round four).
+    static let ackSlackSeconds = 0.004
+
     /// Sends the held acknowledgements that are due, and waits for the next one.
     private func scheduleAcks(_ connection: ConnectionState) {
         guard connection.ackTimer == nil, let next = connection.heldAcks.first else { return }
@@ -407,10 +414,11 @@ extension HostCore {
                 connection.ackTimer = nil
                 guard self.connections[connection.id] === connection else { return }
                 // The first is what the timer waited for (a coarse clock may fire a little
-                // early: sending it anyway guarantees progress); then whatever else is due.
+                // early: sending it anyway guarantees progress); then whatever else is due
+                // within the slack, so that one timer sends several.
                 let now = self.clock.now.timeIntervalSince1970
                 var first = true
-                while let next = connection.heldAcks.first, first || next.due <= now {
+                while let next = connection.heldAcks.first, first || next.due <= now + Self.ackSlackSeconds {
                     first = false
                     connection.heldAcks.removeFirst()
                     self.sendAck(next, to: connection)

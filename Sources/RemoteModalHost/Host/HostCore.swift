@@ -83,6 +83,7 @@ final class HostCore: @unchecked Sendable {
     func start() throws {
         try uploadBudget.spool.prepare()
         perform { self.startTrimming() }
+        let binaryUploads = configuration.binaryUploads
         try transport.start(
             events: TransportEvents(
                 // Weak: the transport outlives nothing, but a strong capture would make the
@@ -98,6 +99,11 @@ final class HostCore: @unchecked Sendable {
                     switch message {
                     case .text(let text):
                         decoded = Result { () throws(ProtocolError) -> ClientMessage in try ClientMessage.decode(text) }
+                    case .binary(let frame) where binaryUploads:
+                        decoded = frame.withUnsafeBytes { frame in
+                            Result { () throws(ProtocolError) -> ClientMessage in try ClientMessage.decodeBinary(frame)
+                            }
+                        }
                     case .binary:
                         decoded = .failure(ProtocolError(.badMessage, "binary frames are not accepted"))
                     }
@@ -298,7 +304,7 @@ final class HostCore: @unchecked Sendable {
             transport.send(
                 HostMessage.welcome(
                     session: session.id, resumed: true, retentionSeconds: retentionSeconds,
-                    heartbeat: configuration.heartbeat
+                    heartbeat: configuration.heartbeat, binaryUploads: configuration.binaryUploads
                 ).encode(),
                 to: connection.id)
             transport.send(
@@ -356,7 +362,7 @@ final class HostCore: @unchecked Sendable {
         transport.send(
             HostMessage.welcome(
                 session: id, resumed: false, retentionSeconds: retentionSeconds,
-                heartbeat: configuration.heartbeat
+                heartbeat: configuration.heartbeat, binaryUploads: configuration.binaryUploads
             ).encode(),
             to: connection.id)
         clusterMembershipChanged(session)

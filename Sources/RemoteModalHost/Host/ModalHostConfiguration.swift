@@ -21,6 +21,10 @@ public struct ModalHostConfiguration: Sendable {
     /// The most upload chunks a client keeps unacknowledged (`present.uploadWindow`); a
     /// client past it gets `rate_limited` and the chunk is not stored.
     public var uploadWindow = 8
+    /// Whether `welcome` offers `binaryUploads`: upload chunks taken in binary frames, raw
+    /// bytes after a small JSON header, as well as base64 in text (docs/protocol.md, section 7,
+    /// "Binary chunks"). `false` refuses binary frames with `bad_message`, as hosts before it.
+    public var binaryUploads = true
     /// Upload bytes a second one connection may send to pending pickers, on average.
     /// Upload chunks are paced by this budget (acknowledgements are held back while it is
     /// spent), not by ``messagesPerSecond``.

@@ -105,9 +105,9 @@ final class UploadAssembly: @unchecked Sendable {
 
     deinit { scratch.deallocate() }
 
-    /// Decodes a chunk's base64 into `scratch`.
-    /// - Returns: The decoded bytes (valid until the next chunk), `nil` when the text is not
-    ///   base64, or `.tooLong` when it is but decodes to more than `maxChunkBytes`.
+    /// Decodes a text chunk's base64 into `scratch`.
+    /// - Returns: The decoded bytes (valid until the next chunk), `.notBase64` when the text
+    ///   is not base64, or `.tooLong` when it is but decodes to more than `maxChunkBytes`.
     private func decode(_ text: String) -> Decoded {
         func run(_ utf8: UnsafeBufferPointer<UInt8>) -> Decoded {
             // A full chunk's 43,692 characters may decode to 32 KiB + 2 as far as their length
@@ -123,8 +123,8 @@ final class UploadAssembly: @unchecked Sendable {
             return .bytes(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: scratch[0..<count])))
         }
         if let decoded = text.utf8.withContiguousStorageIfAvailable(run) { return decoded }
-        var text = text
-        return text.withUTF8(run)
+        var copy = text
+        return copy.withUTF8(run)
     }
 
     private enum Decoded {
@@ -154,18 +154,42 @@ final class UploadAssembly: @unchecked Sendable {
         held: Int, bytes: Int
     ) {
         func refuse(_ reason: String, drop: Bool = true) -> UploadRefusal {
-            if drop { discard(chunk.file) }
-            noteIdle(now)
-            return UploadRefusal(error: ProtocolError(.uploadInvalid, reason, ref: "upload"), droppedFile: drop)
+            refusal(reason, file: chunk.file, drop: drop, now: now)
         }
         guard chunk.file < maxFiles else {
             throw refuse("file \(chunk.file) is past the selection limit of \(maxFiles)", drop: false)
         }
-        let bytes: UnsafeRawBufferPointer
+        if let raw = chunk.bytes {
+            // A binary chunk's bytes are used where they are, not copied.
+            guard raw.count <= Self.maxChunkBytes else { throw refuse("a chunk carries at most 32 KiB", drop: false) }
+            return try raw.withUnsafeBytes { bytes in
+                Result { () throws(UploadRefusal) -> (held: Int, bytes: Int) in
+                    try accept(chunk, bytes, from: address, now: now, stall: stall, minimumRate: minimumRate)
+                }
+            }.get()
+        }
         switch decode(chunk.data) {
-        case .bytes(let decoded): bytes = decoded
+        case .bytes(let bytes):
+            return try accept(chunk, bytes, from: address, now: now, stall: stall, minimumRate: minimumRate)
         case .notBase64: throw refuse("field 'data' is not base64", drop: false)
         case .tooLong: throw refuse("a chunk carries at most 32 KiB", drop: false)
+        }
+    }
+
+    /// A refusal of a chunk of `file`, dropping that file's bytes when `drop`.
+    private func refusal(_ reason: String, file: Int, drop: Bool, now: Double) -> UploadRefusal {
+        if drop { discard(file) }
+        noteIdle(now)
+        return UploadRefusal(error: ProtocolError(.uploadInvalid, reason, ref: "upload"), droppedFile: drop)
+    }
+
+    /// Adds a chunk's bytes (``add(_:from:now:stall:minimumRate:)`` after decoding).
+    private func accept(
+        _ chunk: UploadChunk, _ bytes: UnsafeRawBufferPointer, from address: String, now: Double, stall: Double,
+        minimumRate: Double
+    ) throws(UploadRefusal) -> (held: Int, bytes: Int) {
+        func refuse(_ reason: String, drop: Bool = true) -> UploadRefusal {
+            refusal(reason, file: chunk.file, drop: drop, now: now)
         }
         if chunk.offset == 0 {
             // A file starts (again: a client that lost track of what the host holds starts over).

@@ -60,6 +60,15 @@ def chunk_messages(modal_id, index, name, mime_type, data, offset=0):
         offset = end
 
 
+def binary_chunk(message):
+    """An `upload` message as a binary frame (section 7, "Binary chunks"), for a host whose
+    `welcome` offered `binaryUploads`: two bytes of big-endian header length, the header (the
+    message's JSON without `data`), then the chunk's raw bytes."""
+    header = json.dumps({key: value for key, value in message.items() if key != "data"},
+                        separators=(",", ":")).encode("utf-8")
+    return len(header).to_bytes(2, "big") + header + base64.b64decode(message.get("data", ""), validate=True)
+
+
 class ProtocolClient:
     """One connection to a host: `hello`, then every host message in order.
 
@@ -125,6 +134,18 @@ class ProtocolClient:
 
     async def send(self, message):
         await self.ws.send(json.dumps(message))
+
+    @property
+    def binary_uploads(self):
+        """Whether this connection's `welcome` offered binary upload chunks (section 7)."""
+        return bool(self.welcome) and self.welcome.get("binaryUploads") is True
+
+    async def send_chunk(self, message):
+        """Sends an `upload` message: as a binary frame when offered, else as JSON text."""
+        if self.binary_uploads:
+            await self.ws.send(binary_chunk(message))
+        else:
+            await self.send(message)
 
     async def _receive(self, timeout):
         """The next frame's text; with a heartbeat, pings after a silence and raises
@@ -255,7 +276,7 @@ class Upload:
             throttled = False
             while (position < len(chunks) and not throttled) or in_flight:
                 while position < len(chunks) and in_flight < self.window and not throttled:
-                    await client.send(chunks[position])
+                    await client.send_chunk(chunks[position])
                     position += 1
                     in_flight += 1
                     self.max_in_flight = max(self.max_in_flight, in_flight)

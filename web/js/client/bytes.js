@@ -14,6 +14,19 @@ export function toBase64(bytes) {
   return btoa(binary);
 }
 
+/** The binary form of an `upload` (docs/protocol.md §7, "Binary chunks"), for a host whose
+ *  `welcome` offered `binaryUploads`: two bytes of big-endian header length, the header (the
+ *  message's JSON without `data`), then the chunk's raw bytes. */
+export function binaryChunk(header, bytes) {
+  const json = new TextEncoder().encode(JSON.stringify(header));
+  const frame = new Uint8Array(2 + json.length + bytes.length);
+  frame[0] = json.length >> 8;
+  frame[1] = json.length & 0xff;
+  frame.set(json, 2);
+  frame.set(bytes, 2 + json.length);
+  return frame;
+}
+
 export async function sha256Hex(bytes) {
   const digest = await crypto.subtle.digest("SHA-256", bytes);
   return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");

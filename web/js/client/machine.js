@@ -52,6 +52,7 @@ export class ClientMachine {
     this.attempts = 0;               // attempts made (each one's number)
     this.timerAttempt = new Map();   // timer name -> the attempt it watches (null: none)
     this.heartbeat = null;           // the welcome's {idleSeconds, activeSeconds, timeoutSeconds}, clamped
+    this.binaryUploads = false;      // the welcome offered binary upload chunks (§7)
     this.beatActive = false;
     this.pingOutstanding = false;
     this.pingId = 0;
@@ -107,9 +108,11 @@ export class ClientMachine {
     this.act({ do: "cancelTimer", name });
   }
 
-  send(message) {
+  /** Sends `message`; with `bytes`, as a binary chunk of that header (§7, "Binary chunks"). */
+  send(message, bytes) {
     if (!this.link?.open) return false;
-    this.act({ do: "send", attempt: this.link.attempt, message });
+    this.act(bytes === undefined ? { do: "send", attempt: this.link.attempt, message }
+      : { do: "send", attempt: this.link.attempt, message, bytes });
     return true;
   }
 

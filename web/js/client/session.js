@@ -59,6 +59,7 @@ export const sessionMethods = {
     this.cancel("welcome");
     this.failures = 0;
     this.heartbeat = heartbeatOffer(message.heartbeat, this.heartbeatSecondMs);
+    this.binaryUploads = message.binaryUploads === true;
     const fresh = !message.resumed || message.session !== this.session;
     if (fresh && this.session) {
       // The session we had is gone. Inside its retention that means the host lost it

@@ -3,7 +3,7 @@
 // Node's test runner) can use it. This is the only module here that does I/O.
 import { ClientMachine, PROTOCOL } from "./machine.js";
 import { AFFINITY_KEY, ANSWERS_KEY, SESSION_KEY } from "./keys.js";
-import { sha256OfBlob } from "./bytes.js";
+import { binaryChunk, sha256OfBlob } from "./bytes.js";
 
 /**
  * Events (CustomEvent detail):
@@ -66,10 +66,10 @@ export class ModalClient extends EventTarget {
   get client() { return this.machine.client; }
 
   /** Puts one message on the wire (every message the machine sends goes through here). */
-  send(message, attempt = this.machine.link?.attempt) {
+  send(message, attempt = this.machine.link?.attempt, bytes = undefined) {
     const ws = this.sockets.get(attempt);
     if (ws?.readyState !== 1) return false;
-    ws.send(JSON.stringify(message));
+    ws.send(bytes === undefined ? JSON.stringify(message) : binaryChunk(message, bytes));
     return true;
   }
 
@@ -83,7 +83,7 @@ export class ModalClient extends EventTarget {
   run(action) {
     switch (action.do) {
       case "open": return this.open(action.attempt);
-      case "send": return this.send(action.message, action.attempt);
+      case "send": return this.send(action.message, action.attempt, action.bytes);
       case "closeLink": return this.closeLink(action);
       case "startTimer":
         clearTimeout(this.timers.get(action.name));

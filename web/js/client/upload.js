@@ -98,10 +98,13 @@ export class UploadPlan {
     const file = this.files[index];
     const chunk = this.inFlight.find((pending) => pending.file === index && pending.offset === offset && !pending.sent);
     if (chunk) chunk.sent = true;
-    this.machine.sendChunk({
+    const header = {
       type: "upload", id: this.id, file: index, name: file.name, mimeType: mimeOf(file), size: file.size,
-      offset, data: toBase64(bytes), last: end >= file.size,
-    });
+      offset, last: end >= file.size,
+    };
+    // Raw bytes in a binary frame when the host offered it (§7, "Binary chunks"), else base64.
+    if (this.machine.binaryUploads) this.machine.sendChunk(header, bytes);
+    else this.machine.sendChunk({ ...header, data: toBase64(bytes) });
   }
 
   finishIfComplete() {
@@ -144,8 +147,8 @@ export const uploadMethods = {
 
   /** The host acknowledges every chunk at once (or after its pacing, milliseconds): a chunk
    *  met by silence is a network that died without closing, as for an answer. */
-  sendChunk(message) {
-    if (this.send(message)) this.expectReply();
+  sendChunk(message, bytes) {
+    if (this.send(message, bytes)) this.expectReply();
   },
 
   /** The upload's own answer (the result, or the `failure` of a cancel): the page may route
