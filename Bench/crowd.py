@@ -103,7 +103,8 @@ def cell(args, impl, idle, cycle=True, settle=0, extra=()):
             fields = line.strip().split("\t")
             row.update(held=int(fields[1]), open_s=float(fields[2]), rss_before=int(fields[3]),
                        rss_after=int(fields[4]), kib_each=float(fields[5]), probe_p50=float(fields[6]),
-                       probe_p99=float(fields[7]), probe_max=float(fields[8]), lost=float(fields[9]))
+                       probe_p99=float(fields[7]), probe_max=float(fields[8]), lost=float(fields[9]),
+                       reopened=int(fields[10]))
             time.sleep(1)
             # The same probes from a client of their own, as a new kiosk is: the crowd's client
             # holds N connections, and lws's client side costs it more per connect the more it
@@ -167,7 +168,10 @@ def markdown(args, rows, rounds, load):
              f"A *crowd* is `modal-bench crowd --count N --probes {PROBES}`: N sessions that each sent `hello` and got "
              "their `welcome`, then held open and silent on one client (libev), all from 127.0.0.1 (the host's "
              "per-address limits raised for the benchmark: `modal-host --port P " + " ".join(RAISED) + "`, its log "
-             f"written to a file). While the crowd is held, {PROBES} new sessions open one after another, each timed "
+             f"written to a file). The crowd opens 500 connections at a time; in the last eighth of its connection table "
+             "the host cuts the oldest half-finished requests of the address holding the most of them (docs/security.md), "
+             "so past that point the crowd opens the connections cut, and the rest, one at a time (*reopened*: how many "
+             "it opened again). While the crowd is held, {PROBES} new sessions open one after another, each timed "
              "from `connect` to its `welcome` (*welcome p99*). *KiB each* is the host's RSS growth over the crowd, "
              f"divided by N; a probe not welcomed within 10 s is counted as lost and left out. *New client* is the "
              f"same {PROBES} probes again from a `modal-bench` process of their own (`--count 1 --source "
@@ -209,6 +213,9 @@ def markdown(args, rows, rounds, load):
                  f"to an Action, per session): {bare['held']:,} held, {bare['kib_each']:.2f} KiB each, welcome p99 "
                  f"{bare['probe_p99'] / 1000:.2f} ms.")
     most = by[("libev", args.most)]
+    lines.append(f"- The most this machine allows, {args.most:,}: {most['held']:,} held, {most['kib_each']:.2f} KiB each, "
+                 f"welcome p99 {most.get('fresh_p99', float('nan')) / 1000:.2f} ms from a new client; {most.get('reopened', 0):,} crowd "
+                 "connections cut near the full table and opened again one at a time.")
     lines.append(f"- Memory per idle session: {crowded['kib_each']:.2f} KiB at {idle:,}, {big['kib_each']:.2f} KiB at "
                  f"{args.big:,}, {most['kib_each']:.2f} KiB at {most['held']:,} (the most this machine allows: the "
                  f"open-file hard limit is {args.hard:,} for the host and for the client).")

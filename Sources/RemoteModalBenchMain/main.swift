@@ -63,7 +63,7 @@ do {
               chunk      one row a stage: stage, mean, p50, p99, max (µs per 32 KiB chunk); no --url
               crowd      label, sessions held, seconds to open them, server RSS KiB before, after, KiB per
                          session (with --pid), then connect-to-welcome p50, p99, max of the probes, probes
-                         not welcomed within 10 s
+                         not welcomed within 10 s, crowd connections cut before their welcome and opened again
             upload: the demo host's photo picker (issue 31): each session taps photo, uploads its files at the
               full window the present offers, answers with their SHA-256, waits for the status and the idle
               controls, and taps again.
@@ -206,10 +206,10 @@ do {
         let perSession = before.flatMap { before in after.map { Double($0 - before) / Double(count) } }
         // Written straight to the descriptor: the driver reads the row while the crowd is held.
         let row = String(
-            format: "%@\t%d\t%.2f\t%@\t%@\t%@\t%.1f\t%.1f\t%.1f\t%d\n", label, result.held, result.openSeconds,
+            format: "%@\t%d\t%.2f\t%@\t%@\t%@\t%.1f\t%.1f\t%.1f\t%d\t%d\n", label, result.held, result.openSeconds,
             before.map(String.init) ?? "", after.map(String.init) ?? "",
             perSession.map { String(format: "%.2f", $0) } ?? "", result.probes.p50, result.probes.p99,
-            result.probes.max, result.lostProbes)
+            result.probes.max, result.lostProbes, result.reopened)
         FileHandle.standardOutput.write(Data(row.utf8))
         if flags.has("hold") { while readLine() != nil {} }
         crowd.release()
