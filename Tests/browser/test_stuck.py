@@ -4,6 +4,7 @@ the right status)."""
 import http.server
 import json
 import os
+import signal
 import threading
 import time
 
@@ -13,6 +14,7 @@ from selenium.webdriver.common.keys import Keys
 
 from browser_support import Peer, RestartableHost
 from hosts import ROOT
+from test_heartbeat import noticed_within
 
 
 def press(page, *keys):
@@ -262,3 +264,36 @@ def test_a_hung_sign_in_window_is_named_with_a_way_out(desktop):
     finally:
         host.stop()
         provider.stop()
+
+
+def test_an_approval_given_while_the_requester_was_away_is_said_in_its_ended_notice(host, desktop):
+    """Issue 32's cold trial: the host stopped, the other screen approved meanwhile; back, the
+    requester's page said only "This request ended while the host could not be reached", and
+    the "Approved by boss" that ended it went with its toast after 8 s. The notice says it."""
+    page = desktop
+    page.open(host.base, "?group=team&name=asker")
+    approver = Peer(host.url, name="boss", group="team")
+    try:
+        page.tap("approve")
+        page.dialog()
+        present = approver.expect("present")
+        host.process.send_signal(signal.SIGSTOP)
+        try:
+            noticed_within(page, 10)
+            approver.call(approver.client.send({"type": "result", "id": present["id"], "value": {"action": 0}}))
+        finally:
+            host.process.send_signal(signal.SIGCONT)
+        page.wait(40).until(lambda d: page.connection_state() == "open")
+        notice = "return document.querySelector('dialog.modal.notice[open]')?.innerText ?? ''"
+        page.wait(20).until(lambda d: "Request ended" in page.script(notice))
+        page.wait(5).until(lambda d: "\u201CApproved by boss\u201D" in page.script(notice))
+        text = page.script(notice)
+        assert "This request ended while the host could not be reached." in text, text
+        assert "The host said meanwhile: \u201CApproved by boss\u201D" in text, text
+        time.sleep(9)                              # past the toast's 8 s: the notice still says it
+        assert "Approved by boss" not in page.toasts()
+        assert "The host said meanwhile: \u201CApproved by boss\u201D" in page.script(notice)
+        page.screenshot("ended-notice-says-the-approval")
+        page.assert_no_bad_message()
+    finally:
+        approver.close()

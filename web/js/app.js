@@ -284,7 +284,32 @@ function toast(level, text) {
   while (toasts.children.length > 4) toasts.firstChild.remove();
 }
 
-client.addEventListener("status", ({ detail }) => toast(detail.level, detail.text));
+// A request that ended while the page was away: the statuses the host kept for that time come
+// right after its end in the resume and say how it ended ("Approved by Bob"). They are added to
+// its notice, which stays until closed, where the toast goes after 8 s (issue 32's cold trial:
+// "Request ended" stayed and the approval it ended with was gone).
+const endedNotices = [];
+const ENDED_OUTCOME_MS = 3000;
+
+function addOutcome(text) {
+  const now = performance.now();
+  for (let i = endedNotices.length - 1; i >= 0; i--) {
+    const { dialog, at } = endedNotices[i];
+    if (!dialog.isConnected || !dialog.open || now - at > ENDED_OUTCOME_MS) {
+      endedNotices.splice(i, 1);
+      continue;
+    }
+    const line = document.createElement("p");
+    line.className = "outcome";
+    line.textContent = `The host said meanwhile: \u201C${text}\u201D`;
+    [...dialog.querySelectorAll(".message, .outcome")].pop()?.after(line);
+  }
+}
+
+client.addEventListener("status", ({ detail }) => {
+  toast(detail.level, detail.text);
+  addOutcome(detail.text);
+});
 
 // A modal <dialog> makes the rest of the page inert, so notices outside it could neither be
 // closed nor read by a screen reader, and a click on one landed on the dialog (a sheet took it
@@ -506,6 +531,7 @@ client.addEventListener("dismiss", ({ detail }) => {
     const carried = lost && carryTyped(entry, entry.modal, detail.reason === "expired" ? "expired" : "restarted");
     const [title, text] = words(name, carried);
     entry.handle.notice(title, text, restoreFocus, detail.reason, FORGET_TYPED_MS);
+    if (detail.reason === "ended") endedNotices.push({ dialog: entry.handle.dialog, at: performance.now() });
     entry.handle.dialog.dataset.name = name ?? "";
     entry.handle.dialog.dataset.carried = String(carried);
     // Once forgotten, nothing comes back: the notice stops saying it does.
