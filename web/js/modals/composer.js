@@ -73,12 +73,17 @@ export function composer(ui, { title, fields, statuses, content, check = null })
     order[order.indexOf(event.target) + 1]?.focus();
   });
   // Escape, the back gesture or a tap outside after typing does not throw the text away at
-  // once: the first asks for a second within 4 s (the Cancel button still cancels at once).
+  // once: the first asks for a second, which discards it however late it comes, as the kiosk's
+  // does, unless the person typed or pressed another key meanwhile (a 4 s limit, unsaid, made a
+  // late second Escape ask again: issue 32's cold trial). The Cancel button cancels at once.
   const initial = JSON.stringify(values());
-  let armed = 0;
+  let armed = false;
+  const disarm = (event) => { if (event.type === "input" || event.key !== "Escape") armed = false; };
+  ui.body.addEventListener("input", disarm);
+  ui.body.addEventListener("keydown", disarm);
   ui.onCancel(() => {
-    if (JSON.stringify(values()) === initial || Date.now() - armed < 4000) return answer(0, buttons[0]);
-    armed = Date.now();
+    if (JSON.stringify(values()) === initial || armed) return answer(0, buttons[0]);
+    armed = true;
     return ui.refuse("Press Escape again to discard what you wrote");
   });
 }
