@@ -163,6 +163,42 @@ struct LifecycleTests {
         #expect(lobby1.errors.isEmpty)
     }
 
+    /// Issue 32's cold trial: the only approver's session expired while its screen was away;
+    /// its new session, and any screen that joined later, were never shown the open request,
+    /// and the requester waited for ever.
+    @Test func aSessionJoiningTheGroupIsShownItsOpenPresentationsAndCanAnswer() throws {
+        let harness = HostHarness()
+        let asker = harness.connect(name: "asker", group: "lobby")
+        let outcome = Outcome<String>()
+        _ = RemoteModal.alert(
+            presenter: .group("lobby", on: harness.host, requestedBy: harness.session(of: asker)),
+            title: "Approve request?",
+            actions: [
+                .default(title: "Approve", mapContext: { "Approved by \($0.session.client.name)" }),
+                .destructive(title: "Reject", mapContext: { "Rejected by \($0.session.client.name)" }),
+            ]
+        ).subscribe(outcome.observer())
+        harness.settle()
+        #expect(asker.presents.count == 1)
+        let kitchen = harness.connect(name: "kitchen", group: "kitchen")
+        let late = harness.connect(name: "late", group: "lobby")
+        let textOnly = harness.connect(name: "no-alerts", group: "lobby", capabilities: ["textField"])
+        harness.settle()
+        #expect(kitchen.presents.isEmpty, "another group's screen is not shown it")
+        #expect(textOnly.presents.isEmpty, "a screen that cannot show the kind is not shown it")
+        try #require(late.presents.count == 1)
+        #expect(late.presents[0].modal.title == "Approve request?")
+        late.send(alertResult(late.presents[0].id, action: 0))
+        harness.settle()
+        #expect(outcome.elements == ["Approved by late"])
+        #expect(late.dismissals.map(\.reason) == [.resolved])
+        #expect(asker.dismissals.map(\.reason) == [.superseded])
+        // Once answered, a screen joining later is shown nothing.
+        let later = harness.connect(name: "later", group: "lobby")
+        harness.settle()
+        #expect(later.presents.isEmpty)
+    }
+
     @Test func shutdownFailsPendingDismissesAndCloses() {
         let harness = HostHarness()
         let client = harness.connect()

@@ -86,7 +86,8 @@ public struct Presenter: Sendable {
         Presenter(target: .sessionID(id), core: host.core)
     }
 
-    /// On every connected session of a group at once: the first answer wins and the
+    /// On every connected session of a group at once, and on a session of this host that
+    /// joins the group while it is open: the first answer wins and the
     /// others get `dismiss` `superseded`. In a cluster, the group's sessions on every host
     /// (see ``ModalHostConfiguration/cluster``).
     ///

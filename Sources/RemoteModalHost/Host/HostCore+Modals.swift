@@ -151,7 +151,10 @@ extension HostCore {
         let presentation = Presentation(
             description: description, callbacks: callbacks, rules: rules, presentedAt: clock.now,
             uploadBudget: uploadBudget)
-        if case .group = presenter.target { presentation.requesterID = presenter.requester?.id }
+        if case .group(let name) = presenter.target {
+            presentation.requesterID = presenter.requester?.id
+            presentation.groupName = name
+        }
         presentation.disabledActions = sameTokenAsDisabled(presenter.disabledActions, among: targets)
         presentation.disabledExplanation = presenter.disabledExplanation
         evaluateTextFieldRules(presentation)
@@ -216,6 +219,39 @@ extension HostCore {
             logger.debug("session \(session.shortID): present \(modalID) (\(presentation.description.kind))")
         }
         metrics.update { $0.presented += 1 }
+    }
+
+    /// Shows a session that has just joined a group the group's presentations that are still
+    /// open on this host, as if it had been connected when they began: a request whose only
+    /// approver's session expired while it was away is shown to that screen's new session,
+    /// and to any other screen that joins (issue 32's cold trial: it was shown to nobody, and
+    /// the requester waited for ever). The same checks as at the start apply: the kind's
+    /// capability, the pending limits, and the requester's disabled actions for a session of
+    /// the requester's token. Presentations that came from another host of a cluster are not
+    /// shown late.
+    func showOpenGroupPresentations(to session: SessionState) {
+        guard let group = session.client.group else { return }
+        var open: [ObjectIdentifier: Presentation] = [:]
+        for member in sessions.values where member !== session && member.client.group == group {
+            for presentation in member.pending.values
+            where presentation.groupName == group && !presentation.finished
+                && presentation.cluster?.isOrigin ?? true
+            {
+                open[ObjectIdentifier(presentation)] = presentation
+            }
+        }
+        let limit = configuration.maxPendingModalsPerSession
+        for presentation in open.values.sorted(by: { $0.presentedAt < $1.presentedAt }) {
+            guard session.capabilities.contains(presentation.description.capability),
+                !presentation.targets.contains(where: { $0.session === session })
+            else { continue }
+            let within =
+                presentation.requesterID.map { session.pendingCount(requestedBy: $0) < limit }
+                ?? (session.pending.count < limit)
+            guard within, session.pending.count < limit * 16 else { continue }
+            presentation.disabledActions = sameTokenAsDisabled(presentation.disabledActions, among: [session])
+            show(presentation, on: [session])
+        }
     }
 
     /// Empties the typed passwords of an alert (a resume re-presents it without them) and

@@ -368,6 +368,7 @@ final class HostCore: @unchecked Sendable {
         clusterMembershipChanged(session)
         // The `sessions` handler runs the session's flow: `Presenter.current` is this session.
         Presenter.withCurrentSession(handle) { newSessions.onNext(handle) }
+        showOpenGroupPresentations(to: session)
         return nil
     }
 

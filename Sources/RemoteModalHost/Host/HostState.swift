@@ -216,6 +216,9 @@ final class Presentation: @unchecked Sendable {
     /// The session whose flow asked for a group presentation, if known: the pending limit
     /// of a group member counts per requester, so one member cannot exhaust another.
     var requesterID: String?
+    /// The group it was presented to (`Presenter.group`), so that a session joining the group
+    /// while it is open is shown it too (`showOpenGroupPresentations`).
+    var groupName: String?
     let presentedAt: Date
     /// Its part in the cluster, when it is shown on several hosts.
     var cluster: ClusterLink?
