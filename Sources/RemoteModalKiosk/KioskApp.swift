@@ -34,15 +34,17 @@ public final class KioskApp: Sendable {
     ///   - address: The host's address as shown to the person.
     ///   - script: A script for unattended mode, or `nil` for the interactive terminal.
     ///   - typedTextLifetime: Seconds a notice quoting what a person typed stays readable.
+    ///   - keptTapLifetime: Seconds a tap kept while the host is away waits for it.
     public init(
         name: String, group: String?, address: String = "the host", script: KioskScript?,
-        typedTextLifetime: Double = KioskModel.defaultTypedTextLifetime
+        typedTextLifetime: Double = KioskModel.defaultTypedTextLifetime,
+        keptTapLifetime: Double = KioskModel.defaultKeptTapLifetime
     ) {
         state = Mutex(
             State(
                 model: KioskModel(
                     name: name, group: group, address: address, clock: Self.timeOfDay,
-                    typedTextLifetime: typedTextLifetime)))
+                    typedTextLifetime: typedTextLifetime, keptTapLifetime: keptTapLifetime)))
         self.script = script
     }
 

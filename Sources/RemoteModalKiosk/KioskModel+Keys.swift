@@ -220,10 +220,14 @@ extension KioskModel {
             return []
         }
         acted(now: now)
+        if connection == .reconnecting, keptTapLifetime == 0 {
+            say(.error, Self.notConnected)
+            return []
+        }
         if connection == .reconnecting {
             // Kept, once per control, and sent when the host is back (`takeDueChoice`).
             if !keptTaps.contains(where: { $0.id == control.id }) {
-                keptTaps.append(KeptTap(id: control.id, title: Self.clean(control.title)))
+                keptTaps.append(KeptTap(id: control.id, title: Self.clean(control.title), at: now))
             }
             banner = Self.keptWords(keptTaps)
             return []

@@ -25,6 +25,7 @@ extension KioskModel {
                 notices[index].forgotten = nil
             }
         }
+        expireKeptTaps()
         if let waiting = waitingTap, seenAt - waiting.since >= Self.tapWaitLimit {
             // Still connected, so the host answers its heartbeat: it just did nothing visible.
             waitingTap = nil
@@ -35,6 +36,19 @@ extension KioskModel {
         }
     }
 
+    /// Taps kept longer than `keptTapLifetime` are dropped and said so: a dialog opening
+    /// minutes after the tap would be for whoever stands at the kiosk then.
+    private mutating func expireKeptTaps() {
+        let expired = keptTaps.filter { seenAt - $0.at >= keptTapLifetime }
+        guard !expired.isEmpty else { return }
+        keptTaps.removeAll { seenAt - $0.at >= keptTapLifetime }
+        let titles = Self.quoted(expired.map(\.title))
+        say(
+            .error,
+            "\(titles) \(Self.wasOrWere(titles)) not sent: the host was away for more than "
+                + "\(Self.duration(keptTapLifetime)). Tap again once the host is back.")
+    }
+
     /// When the top line changes by itself next (`tick` past it): the words on top kept as a
     /// notice go to the notices, the fresh notice goes to the list, a tap's wait ends.
     public var bannerExpiry: Double? {
@@ -42,6 +56,7 @@ extension KioskModel {
             bannerNotice == nil ? nil : bannerSince + Self.bannerLifetime,
             freshSerial == nil ? nil : freshSince + Self.bannerLifetime,
             waitingTap.map { $0.since + Self.tapWaitLimit },
+            keptTaps.map { $0.at + keptTapLifetime }.min(),
             notices.compactMap(\.forgetAt).min(),
             retry.flatMap { retry -> Double? in
                 // The countdown's next whole second, then "trying again now".

@@ -200,6 +200,11 @@ public struct KioskModel: Sendable {
     public static let defaultTypedTextLifetime = 120.0
     /// Seconds a notice that quotes what a person typed stays readable (`--forget-typed-after`).
     public var typedTextLifetime = KioskModel.defaultTypedTextLifetime
+    /// Seconds a control tapped while the host was away stays kept, by default: past it the
+    /// tap is dropped, and said so, rather than open a dialog for whoever stands there later.
+    public static let defaultKeptTapLifetime = 60.0
+    /// Seconds a tap kept while the host is away waits for it (`--keep-taps-for`).
+    public var keptTapLifetime = KioskModel.defaultKeptTapLifetime
 
     /// The controls.
     public internal(set) var controls: [ControlItem] = []
@@ -243,6 +248,8 @@ public struct KioskModel: Sendable {
         public var id: String
         /// Its title, as shown.
         public var title: String
+        /// When it was tapped (the model's clock, seconds).
+        public var at: Double
     }
     /// The taps kept while reconnecting, in the order they were made.
     public internal(set) var keptTaps: [KeptTap] = []
@@ -292,11 +299,14 @@ public struct KioskModel: Sendable {
     ///   - address: The host's address, as the person may be told it.
     ///   - clock: The time of day as shown beside a repeated notice.
     ///   - typedTextLifetime: Seconds a notice quoting what a person typed stays readable.
+    ///   - keptTapLifetime: Seconds a tap kept while the host is away waits for it.
     public init(
         name: String, group: String?, address: String = "the host", clock: @escaping @Sendable () -> String = { "" },
-        typedTextLifetime: Double = KioskModel.defaultTypedTextLifetime
+        typedTextLifetime: Double = KioskModel.defaultTypedTextLifetime,
+        keptTapLifetime: Double = KioskModel.defaultKeptTapLifetime
     ) {
         self.typedTextLifetime = max(0, typedTextLifetime)
+        self.keptTapLifetime = max(0, keptTapLifetime)
         self.name = name
         self.group = group
         self.address = address

@@ -17,6 +17,9 @@ let parser = FlagParser(
         FlagSpec(
             "forget-typed-after", value: "SECONDS",
             help: "clear a notice quoting unsent typed text from the screen after this long (default 120)"),
+        FlagSpec(
+            "keep-taps-for", value: "SECONDS",
+            help: "drop, and say so, a control tapped while the host is away after this long (default 60)"),
         FlagSpec("affinity", value: "KEY", help: "load balancer routing key (default: the group, else random)"),
     ], environmentPrefix: "KIOSK", maxPositional: 1)
 
@@ -48,9 +51,17 @@ do {
         }
         typedTextLifetime = seconds
     }
+    var keptTapLifetime = KioskModel.defaultKeptTapLifetime
+    if let text = flags.string("keep-taps-for") {
+        guard let seconds = Double(text), seconds >= 0, seconds.isFinite else {
+            fail("--keep-taps-for takes a number of seconds, 0 or more (got \(text))")
+        }
+        keptTapLifetime = seconds
+    }
     let app = KioskApp(
         name: flags.string("name") ?? ProcessInfo.processInfo.hostName, group: flags.string("group"),
-        address: address, script: script, typedTextLifetime: typedTextLifetime)
+        address: address, script: script, typedTextLifetime: typedTextLifetime,
+        keptTapLifetime: keptTapLifetime)
     exit(
         try app.run(
             url: url, token: flags.string("token"), caFile: flags.string("ca-file"), affinity: flags.string("affinity"))

@@ -64,6 +64,31 @@ struct KioskKeptTapsTests {
         #expect(model.takeDueChoice(now: 9).isEmpty, "forgotten, never sent later")
     }
 
+    @Test func aTapKeptLongerThanItsLifetimeIsDroppedAndSaidSo() {
+        var model = reconnecting()
+        _ = model.press(.character("2"), now: 2)
+        _ = model.press(.character("1"), now: 40)
+        #expect(model.bannerExpiry == 62, "the kiosk wakes when the first kept tap runs out")
+        model.tick(now: 62)
+        #expect(model.keptTaps.map(\.id) == ["signIn"], "only the one kept 60 s goes")
+        #expect(
+            model.banner
+                == "\u{201C}Choose country\u{201D} was not sent: the host was away for more than 1 minute. "
+                + "Tap again once the host is back.")
+        model.apply(.connection(.connected(resumed: true)), now: 70)
+        #expect(model.takeDueChoice(now: 70) == [.tap("signIn")], "the younger tap still goes, the old one never")
+    }
+
+    @Test func withNoLifetimeATapWhileAwayIsNotKept() {
+        var model = KioskModel(name: "lobby-1", group: nil, clock: { "12:00:00" }, keptTapLifetime: 0)
+        model.apply(.connection(.connected(resumed: false)), now: 0)
+        model.apply(.controls([ControlItem(id: "signIn", title: "Sign in")]), now: 0)
+        model.apply(.connection(.reconnecting(attempt: 1, retryIn: 2, why: .failed(.reset))), now: 1)
+        #expect(model.press(.character("1"), now: 2).isEmpty)
+        #expect(model.keptTaps.isEmpty)
+        #expect(model.banner == KioskModel.notConnected)
+    }
+
     @Test func aDisabledControlIsNotKept() {
         var model = reconnecting()
         model.apply(.controls([ControlItem(id: "signIn", title: "Sign in", enabled: false)]), now: 2)

@@ -197,6 +197,12 @@ def test_a_network_that_dies_silently_is_noticed_and_the_answer_still_arrives_on
     proxy.stall()
     stalled = time.time()
     page.button(dialog, "Brazil").click()
+    # Before the heartbeat can tell, the spinner is said in words (issue 32's cold trial,
+    # finding 4: about 10 s of a spinner and nothing else).
+    status = dialog.find_element(By.CSS_SELECTOR, ".answer-status")
+    page.wait(4).until(lambda d: "Sent: waiting for the host to confirm it…" in status.text)
+    assert page.connection_state() == "open", "said while the page still thinks it is connected"
+    page.screenshot("answer-sent-waiting-for-confirmation")
     page.wait(15).until(lambda d: page.connection_state() == "reconnecting")
     assert time.time() - stalled < 13, "noticed within the page's 10 s reply timeout"
     page.wait().until(lambda d: "Reconnecting… attempt" in banner_text(page))

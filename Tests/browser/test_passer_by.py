@@ -44,6 +44,28 @@ def test_a_control_tapped_while_the_host_is_unreachable_is_kept_shown_and_sent_o
     page.assert_no_bad_message()
 
 
+def test_a_tap_kept_longer_than_keep_taps_for_is_dropped_and_said(host, proxy, page):
+    """A tap kept while the host was away opened its dialog 90 s later, for whoever stood at
+    the screen then (issue 32's cold trial, finding 5): past `?keepTapsFor=` (60 s by default)
+    it is dropped, the person is told, and the host back later opens nothing for it."""
+    page.open(proxy.base, "?keepTapsFor=3")
+    offline(page, proxy)
+    page.tap("country")
+    page.wait(3).until(lambda d: "Saved: “Choose country” goes when the host is back." in banner_text(page))
+    page.wait_toast("“Choose country” was not sent: the host was away for more than 3 s. "
+                    "Tap again once the host is back.", seconds=6)
+    assert not page.control_busy("country"), "the button no longer says it is pending"
+    assert not page.find("#kept-taps").is_displayed()
+    page.screenshot("control-kept-offline-expired")
+    page.restore_before_retry(proxy)
+    page.find("#retry").click()
+    page.wait().until(lambda d: page.connection_state() == "open")
+    time.sleep(1.5)
+    assert page.sent("event") == [], "the expired tap never went"
+    page.no_dialog(seconds=1)
+    page.assert_no_bad_message()
+
+
 def test_a_control_tapped_offline_is_kept_across_a_reload_and_sent_exactly_once(host, proxy, desktop):
     """The tap is kept in the tab's session storage as typed text is: a reload while the host
     cannot be reached says it is still saved, and it goes once, never again after another

@@ -116,6 +116,27 @@ def test_a_tap_while_reconnecting_is_kept_and_goes_once_back():
         assert "Not connected" not in screen, screen
 
 
+def test_a_tap_kept_longer_than_keep_taps_for_is_dropped_and_said():
+    # A tap kept while the host was away opened its dialog 90 s later, for whoever stood at the
+    # kiosk then (issue 32's cold trial, finding 5): past `--keep-taps-for` it is dropped, and
+    # the person is told, and the host back later shows nothing for it.
+    with host_and_kiosk("tap-expiry", name="expiry", proxied=True, kiosk_flags=("--keep-taps-for", "3")) as (
+            host, proxy, kiosk):
+        kiosk.wait_for("[3] Choose country")
+        proxy.cut(refuse_seconds=8)
+        kiosk.wait_for("| reconnecting", seconds=10)
+        kiosk.keys("3")
+        kiosk.wait_for("Saved: \u201cChoose country\u201d goes when the host is back.")
+        kiosk.wait_for("\u201cChoose country\u201d was not sent: the host was away for more than 3 s.", seconds=6)
+        capture(kiosk, "kept-tap-expired")
+        assert "(saved: goes when the host is back)" not in kiosk.screen(), kiosk.screen()
+        kiosk.wait_for("| connected", seconds=30)
+        time.sleep(2)
+        screen = kiosk.screen()
+        assert "== Choose a country ==" not in screen, "the expired tap went: " + screen
+        assert "Sent what was saved" not in screen, screen
+
+
 def test_at_40x12_the_newest_notice_is_still_shown_under_a_dialog():
     with host_and_kiosk("small", name="small", size=(40, 12)) as (host, _, kiosk):
         kiosk.wait_for("| connected")

@@ -174,30 +174,47 @@ function setControlsEnabled(online) {
 // the connection is back. They are kept across a reload too (sessionStorage, as typed text
 // is), and taken out of it before they go: a reload after they went never sends them again.
 const TAPS_KEY = "remote-modal.taps";
-/** The taps a reload kept ([[control id, title], ...]); none when absent or malformed. */
+// How long a tap kept while the host is away waits for it (`?keepTapsFor=SECONDS`, default
+// 60; 0: a tap while away is not kept): past it the tap is dropped and said so, rather than
+// open a dialog minutes later for whoever stands at the screen then.
+const KEEP_TAPS_MS = (() => {
+  const given = params.get("keepTapsFor");
+  if (given === null) return 60_000;
+  const seconds = Number(given);
+  if (given.trim() !== "" && Number.isFinite(seconds) && seconds >= 0) return Math.round(seconds * 1000);
+  console.warn(`?keepTapsFor= takes a number of seconds, 0 or more (got ${given}); 60 s it is`);
+  return 60_000;
+})();
+/** The taps a reload kept ([[control id, title, tapped at], ...]; an entry without its time
+ *  counts from now); none when absent or malformed. */
 function restoreKeptTaps() {
   try {
     const taps = JSON.parse(sessionStorage.getItem(TAPS_KEY) ?? "[]");
+    const now = Date.now();
     return Array.isArray(taps)
-      ? taps.filter((tap) => Array.isArray(tap) && typeof tap[0] === "string" && typeof tap[1] === "string") : [];
+      ? taps.filter((tap) => Array.isArray(tap) && typeof tap[0] === "string" && typeof tap[1] === "string")
+        .map(([id, title, at]) => [id, { title, at: Number.isFinite(at) && at <= now ? at : now }]) : [];
   } catch {
     return [];
   }
 }
-const keptTaps = new Map(restoreKeptTaps());  // control id -> title
+const keptTaps = new Map(restoreKeptTaps());  // control id -> {title, at}
+let tapExpiry = null;
 /** Whether the kept taps were made before this page was loaded (said so in the banner). */
 let tapsFromReload = keptTaps.size > 0;
 const keptLine = $("#kept-taps");
 
 function persistKeptTaps() {
   try {
-    if (keptTaps.size) sessionStorage.setItem(TAPS_KEY, JSON.stringify([...keptTaps]));
+    if (keptTaps.size) sessionStorage.setItem(TAPS_KEY, JSON.stringify([...keptTaps].map(([id, tap]) => [id, tap.title, tap.at])));
     else sessionStorage.removeItem(TAPS_KEY);
   } catch { /* storage off or full: kept for this load only */ }
 }
 
 function keepTap(item, button) {
-  keptTaps.set(item.id, item.title);
+  if (KEEP_TAPS_MS === 0) return;
+  keptTaps.set(item.id, { title: item.title, at: Date.now() });
+  armTapExpiry();
   tapsFromReload = false;      // not all of them are from before the reload any more
   persistKeptTaps();
   setBusy(button, true);
@@ -210,16 +227,43 @@ function keepTap(item, button) {
   showInDialogs();
 }
 
+/** Drops the taps kept longer than `KEEP_TAPS_MS`, saying so; wakes for the next one. */
+function expireKeptTaps() {
+  clearTimeout(tapExpiry);
+  tapExpiry = null;
+  const now = Date.now();
+  const expired = [...keptTaps].filter(([, tap]) => now - tap.at >= KEEP_TAPS_MS);
+  if (!expired.length) return armTapExpiry();
+  for (const [id] of expired) {
+    keptTaps.delete(id);
+    const button = controlsBar.querySelector(`button.kept[data-control="${CSS.escape(id)}"]`);
+    if (button) { button.classList.remove("kept"); setBusy(button, false); }
+  }
+  persistKeptTaps();
+  showKeptTaps();
+  const titles = expired.map(([, tap]) => `“${tap.title}”`);
+  toast("error", `${titles.join(", ")} ${titles.length === 1 ? "was" : "were"} not sent: the host was away for more than ${durationWords(KEEP_TAPS_MS)}. Tap again once the host is back.`);
+  armTapExpiry();
+}
+
+function armTapExpiry() {
+  if (tapExpiry !== null || !keptTaps.size) return;
+  const first = Math.min(...[...keptTaps.values()].map((tap) => tap.at));
+  tapExpiry = setTimeout(() => { tapExpiry = null; expireKeptTaps(); }, Math.max(0, first + KEEP_TAPS_MS - Date.now()));
+}
+
 function showKeptTaps() {
-  const titles = [...keptTaps.values()].map((title) => `“${title}”`);
+  const titles = [...keptTaps.values()].map((tap) => `“${tap.title}”`);
   const saved = tapsFromReload ? "Saved before the page was reloaded" : "Saved";
   keptLine.textContent = titles.length
     ? `${saved}: ${titles.join(", ")} ${titles.length === 1 ? "goes" : "go"} when the host is back.` : "";
   keptLine.hidden = titles.length === 0;
 }
 showKeptTaps();                // a reload's kept taps, said with the banner
+armTapExpiry();                // (async: what it may say is set up below)
 
 function sendKeptTaps() {
+  expireKeptTaps();            // a reload or a sleeping tab may not have run the timer
   const ids = [...keptTaps.keys()];
   keptTaps.clear();
   tapsFromReload = false;

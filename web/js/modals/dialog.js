@@ -15,6 +15,10 @@ export function el(tag, attributes = {}, ...children) {
   return node;
 }
 
+/** How long a sent answer's spinner waits for the host's confirmation before it is said in
+ *  words (a host answers in milliseconds; this is a stalled network, until the heartbeat). */
+const CONFIRM_WORDS_MS = 2000;
+
 /** Why the host cannot be heard, as the start of a sentence: "Offline" only when the device
  *  says it has no network; otherwise the host may as well be down, and the page says only
  *  what it knows. */
@@ -327,6 +331,16 @@ export class DialogUI {
 
   /** The client sent the answer, or keeps it until the connection is back. */
   answerState(sent) {
+    clearTimeout(this.confirmTimer);
+    // Sent: the host confirms at once (its dismiss). Should it not within a moment (a network
+    // that stalls: the heartbeat needs up to 10 s to say so), the spinner is said in words.
+    if (sent && this.answered) {
+      this.confirmTimer = setTimeout(() => {
+        if (this.answered && this.dialog.isConnected && !this.status.textContent) {
+          this.status.textContent = "Sent: waiting for the host to confirm it…";
+        }
+      }, CONFIRM_WORDS_MS);
+    }
     this.dialog.classList.toggle("waiting", !sent);
     // Kept, not sent: the person may still change their mind (another choice, or Escape
     // for the kind's cancel replaces it), as the kiosk's Escape does; sent, it is the host's.
@@ -338,6 +352,7 @@ export class DialogUI {
 
   /** The host refused the answer: the dialog is the person's again, with the reason. */
   rejected(text) {
+    clearTimeout(this.confirmTimer);
     this.answered = false;
     this.changeable = false;
     this.dialog.classList.remove("answered", "waiting");
