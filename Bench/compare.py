@@ -67,7 +67,7 @@ class Servers:
 
     def transport(self):
         return self.start("transport", [f"{self.args.bin}/modal-host", "--echo", "--port", "PORT",
-                                        "--log-level", "error", "--max-connections-per-address", "19000"])
+                                        "--log-level", "error", "--max-connections-per-address", "19000", "--socket-churn-per-address", "0"])
 
     def tcp(self):
         return self.start("tcp", [f"{self.args.c_bin}/tcp-pingpong", "server", "PORT"])

@@ -30,7 +30,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # The demo host's per-connection and per-address limits, raised for the benchmark only (every
 # client here is 127.0.0.1), and room for the crowd.
 RAISED = ["--rate", "1000000", "--burst", "1000000", "--max-sessions-per-address", "40000",
-          "--max-connections-per-address", "40000", "--max-connections", "40000", "--max-sessions", "40000"]
+          "--max-connections-per-address", "40000", "--socket-churn-per-address", "0", "--max-connections", "40000", "--max-sessions", "40000"]
 MARKERS = ("<!-- bench-crowd:start (written by scripts/bench-crowd; edits here are overwritten) -->",
            "<!-- bench-crowd:end -->")
 PROBES = 200

@@ -27,7 +27,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PAYLOAD = 160  # bytes, as scripts/bench-modal's floors
 # The demo host's per-connection limits, raised so that they are not what is measured.
 RAISED = ["--rate", "1000000", "--burst", "1000000", "--max-sessions-per-address", "20000",
-          "--max-connections-per-address", "20000"]
+          "--max-connections-per-address", "20000", "--socket-churn-per-address", "0"]
 NAMES = {"default": "modal-host, default log level", "warning": "modal-host, `--log-level warning`",
          "python": "Python `websockets` demo peer", "bridge": "bench-host modal round trip",
          "lws-echo": "floor: raw libwebsockets echo"}

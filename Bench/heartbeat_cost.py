@@ -60,7 +60,7 @@ def main():
     parser.add_argument("--rounds", type=int, default=10)
     options = parser.parse_args()
     hosts.BINARY = options.bin
-    host = Host("--max-connections", "5000", "--max-connections-per-address", "5000",
+    host = Host("--max-connections", "5000", "--max-connections-per-address", "5000", "--socket-churn-per-address", "0",
                 "--max-sessions-per-address", "5000")
     try:
         for sessions in options.sessions:

@@ -23,6 +23,7 @@ if CommandLine.arguments.count > 2, let loop = EventLoopBackend(rawValue: Comman
 server.maxConnections = 19_000
 // Every benchmark client comes from 127.0.0.1.
 server.maxConnectionsPerAddress = 19_000
+server.socketChurnPerAddress = 0
 var configuration = ModalHostConfiguration()
 configuration.returnFreedMemory = { _ = rm_malloc_trim() }
 configuration.messagesPerSecond = 1_000_000

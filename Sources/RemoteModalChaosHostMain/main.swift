@@ -14,6 +14,8 @@ server.port = CommandLine.arguments.count > 1 ? Int(CommandLine.arguments[1]) ??
 server.webRoot = nil
 // The chaos clients and their proxy all come from 127.0.0.1.
 server.maxConnectionsPerAddress = server.maxConnections
+// They reconnect in bursts on purpose: the churn budget would refuse them.
+server.socketChurnPerAddress = 0
 var configuration = ModalHostConfiguration()
 configuration.returnFreedMemory = { _ = rm_malloc_trim() }
 configuration.retentionSeconds = 120

@@ -114,6 +114,11 @@ public struct HostOptions: Sendable {
                 "max-connections-per-address", value: "N",
                 help: "WebSocket connections one client address may hold (default 64)"),
             FlagSpec(
+                "socket-churn-per-address", value: "N",
+                help: "sockets a second one address may have end without a WebSocket upgrade (or within 10 s of "
+                    + "it), after twice that at once; past it its new sockets are closed on arrival (default 64; "
+                    + "0: no limit)"),
+            FlagSpec(
                 "trusted-proxy", value: "ADDRESS",
                 help: "proxy whose X-Forwarded-For names the client (IP address)", repeatable: true),
             FlagSpec(
@@ -277,6 +282,8 @@ public struct HostOptions: Sendable {
         options.server.maxConnections = try flags.int("max-connections", in: 1...1_000_000) ?? 10_000
         options.server.maxConnectionsPerAddress =
             try flags.int("max-connections-per-address", in: 1...1_000_000) ?? 64
+        options.server.socketChurnPerAddress = try flags.int("socket-churn-per-address", in: 0...1_000_000) ?? 64
+        options.server.socketChurnBurstPerAddress = max(1, 2 * options.server.socketChurnPerAddress)
         options.server.trustedProxies = try flags.strings("trusted-proxy").map { address in
             guard let canonical = AdmissionPolicy.normalizedIP(address) else {
                 throw FlagError.invalidValue(flag: "trusted-proxy", value: address, expected: "an IP address")

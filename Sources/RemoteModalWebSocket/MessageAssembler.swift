@@ -111,8 +111,12 @@ final class IncomingState {
     /// look finds it grown (`ServiceLoop.serviceKeepalive`).
     var bytesWhenPinged: UInt64?
 
+    /// When the connection was upgraded (`KeepaliveSchedule` ticks).
+    let openedAt: UInt32
+
     init(_ assembler: MessageAssembler, openedAt tick: UInt32) {
         self.assembler = assembler
+        openedAt = tick
         liveness = KeepaliveSchedule.Liveness(heard: tick, pinged: nil)
     }
 }

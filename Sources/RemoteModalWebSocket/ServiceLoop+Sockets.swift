@@ -32,7 +32,7 @@ extension ServiceLoop {
             order.count >= 2, let victim = order.first
         else { return }
         let count = order.count
-        releasePendingSocket(victim)
+        if let peer = releasePendingSocket(victim) { chargeChurn(peer) }
         // NB: lws closes a socket politely: `shutdown(SHUT_WR)`, then it waits up to its
         // timeout for the peer's end of stream, which a crowd never sends, so its descriptor
         // stayed taken. Shut both ways here first (with a zero linger: a reset, no TIME_WAIT):
@@ -56,10 +56,23 @@ extension ServiceLoop {
             !isTrustedProxy(peer)
         else { return true }
         let held = (serviceThreadPendingByAddress[peer]?.count ?? 0) + serviceThreadAddressCounts[peer, default: 0]
-        guard held > configuration.maxConnectionsPerAddress else { return true }
-        countRefusal("address_sockets")
-        logRefusal("connection from \(peer) closed on arrival: \(held) sockets of that address are open")
-        return false
+        guard held <= configuration.maxConnectionsPerAddress else {
+            countRefusal("address_sockets")
+            logRefusal("connection from \(peer) closed on arrival: \(held) sockets of that address are open")
+            return false
+        }
+        let now = Self.churnClock()
+        guard serviceThreadChurn.admits(peer, now: now) else {
+            countRefusal("address_churn")
+            let wait = serviceThreadChurn.secondsUntilAdmitted(peer, now: now)
+            logRefusal(
+                "connection from \(peer) closed on arrival: more than \(configuration.socketChurnBurstPerAddress) of "
+                    + "its sockets ended without a WebSocket upgrade, then more than "
+                    + "\(configuration.socketChurnPerAddress) a second (admitted again in "
+                    + "\(Int((wait * 1000).rounded(.up))) ms)")
+            return false
+        }
+        return true
     }
 
     private func isTrustedProxy(_ peer: String) -> Bool {
@@ -76,13 +89,24 @@ extension ServiceLoop {
     }
 
     /// Stops counting a socket as pending (it was upgraded, or it is gone).
-    func releasePendingSocket(_ wsi: OpaquePointer) {
-        guard let peer = serviceThreadPendingSockets.removeValue(forKey: wsi) else { return }
+    /// - Returns: Its peer, when it was counted.
+    @discardableResult
+    func releasePendingSocket(_ wsi: OpaquePointer) -> String? {
+        guard let peer = serviceThreadPendingSockets.removeValue(forKey: wsi) else { return nil }
         if var order = serviceThreadPendingByAddress[peer], let index = order.firstIndex(of: wsi) {
             order.remove(at: index)
             serviceThreadPendingByAddress[peer] = order.isEmpty ? nil : order
         }
+        return peer
     }
+
+    /// One of `peer`'s sockets ended without an upgrade (`SocketChurnBudget`).
+    func chargeChurn(_ peer: String) {
+        serviceThreadChurn.charge(peer, now: Self.churnClock())
+    }
+
+    /// Seconds on the monotonic clock, for the churn budget.
+    static func churnClock() -> Double { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }
 
     /// A `CONNECT` request: lws 4.1 turns its socket into a raw one with no timeout at all
     /// (`lws_http_to_fallback`). The host proxies nothing: it answers 405 and closes at once.

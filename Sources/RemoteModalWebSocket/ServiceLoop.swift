@@ -117,6 +117,12 @@ final class ServiceLoop: @unchecked Sendable {
     var serviceThreadPendingSockets: [OpaquePointer: String] = [:]
     /// Each address's half-finished requests, oldest first (at most its limit plus one).
     var serviceThreadPendingByAddress: [String: [OpaquePointer]] = [:]
+    /// Each address's budget of sockets that end without an upgrade, or within
+    /// `shortLivedConnectionSeconds` of it (server role).
+    var serviceThreadChurn = SocketChurnBudget(perSecond: 0, burst: 1)
+    /// A WebSocket connection that ends sooner than this after its upgrade is charged to its
+    /// address's churn budget.
+    static var shortLivedConnectionSeconds: UInt32 { 10 }
     let staticFiles: StaticFiles?
     /// `maxConnections` lowered to what the open-file limit allows (set at start).
     var effectiveMaxConnections = Int.max
@@ -313,6 +319,8 @@ final class ServiceLoop: @unchecked Sendable {
             // (FILTER_NETWORK_CONNECTION): a flood cannot make accept() fail with EMFILE and
             // spin, and the reserve stays free for files.
             serviceThreadAcceptCeiling = Int32(clamping: budget.acceptCeiling)
+            serviceThreadChurn = SocketChurnBudget(
+                perSecond: configuration.socketChurnPerAddress, burst: configuration.socketChurnBurstPerAddress)
             effectiveMaxConnections = budget.maxConnections
             if budget.maxConnections < configuration.maxConnections {
                 logger.warning(
@@ -428,7 +436,8 @@ final class ServiceLoop: @unchecked Sendable {
             recordPendingSocket(wsi)
             return 0
         case LWS_CALLBACK_WSI_DESTROY:
-            releasePendingSocket(wsi)
+            // A socket that ends without an upgrade costs its address (`SocketChurnBudget`).
+            if let peer = releasePendingSocket(wsi) { chargeChurn(peer) }
             return 0
         case LWS_CALLBACK_RAW_ADOPT:
             // Only a CONNECT request makes lws adopt a raw socket on this server.
@@ -578,11 +587,14 @@ final class ServiceLoop: @unchecked Sendable {
 
     func closed(_ id: ConnectionID) {
         guard serviceThreadWSIs.removeValue(forKey: id) != nil else { return }
-        serviceThreadIncoming[id] = nil
+        let openedAt = serviceThreadIncoming.removeValue(forKey: id)?.openedAt
         serviceThreadInfo[id] = nil
         if let address = serviceThreadClientAddress.removeValue(forKey: id) {
             let remaining = (serviceThreadAddressCounts[address] ?? 1) - 1
             serviceThreadAddressCounts[address] = remaining > 0 ? remaining : nil
+            // A connection that ends soon after its upgrade is churn too (a client opening and
+            // closing sessions in a loop); one that lived is a kiosk's, and costs nothing.
+            if let openedAt, keepaliveClock() &- openedAt < Self.shortLivedConnectionSeconds { chargeChurn(address) }
         }
         let (code, reason) =
             serviceThreadPeerClose.removeValue(forKey: id) ?? serviceThreadLocalClose.removeValue(forKey: id)

@@ -51,6 +51,16 @@ public struct WebSocketServerConfiguration: Sendable {
     /// The most WebSocket connections one client address may hold at once; upgrades past
     /// it get HTTP 503. 64 is far above what a browser tab and its reconnects need.
     public var maxConnectionsPerAddress = 64
+    /// Sockets a second one client address may have end without becoming a WebSocket
+    /// connection (plain HTTP requests, refused methods, requests cut half-finished) or end
+    /// as one within 10 s of its upgrade, after a first ``socketChurnBurstPerAddress``; past
+    /// it the address's new sockets are closed on arrival until its budget refills. 0 turns
+    /// the budget off. WebSocket connections that stay are not charged, nor sockets from
+    /// ``trustedProxies``.
+    public var socketChurnPerAddress = 64
+    /// Sockets one client address may have end without an upgrade at once, before
+    /// ``socketChurnPerAddress`` applies.
+    public var socketChurnBurstPerAddress = 128
     /// Proxies whose `X-Forwarded-For` names the client (IP literals). From any other
     /// peer the header is ignored and the peer is the client address.
     public var trustedProxies: [String] = []
