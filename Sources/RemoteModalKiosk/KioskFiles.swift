@@ -22,8 +22,8 @@ public struct DiskFile: ClientFile {
     public let path: String
     /// The name sent to the host.
     public let name: String
-    /// The MIME type (from the name's extension; the host judges the bytes).
-    public let mimeType: String
+    /// The MIME type, the one its first bytes are (the host judges them again).
+    public internal(set) var mimeType: String
     /// The size in bytes when it was picked.
     public let size: Int
 
@@ -37,17 +37,21 @@ public struct DiskFile: ClientFile {
     /// - Returns: The files, or what was refused.
     public static func open(_ paths: [String], for modal: ModalDescription) -> Result<[DiskFile], Refusal> {
         let (limit, maxBytes): (Int, Int)
+        let accepted: AcceptedMedia
         switch modal {
         // Selection limit 0: no limit but the protocol's 1,000 files.
-        case .photoPicker(let selection, _, let bytes, _):
+        case .photoPicker(let selection, let filter, let bytes, _):
             (limit, maxBytes) = (selection == 0 ? 1_000 : selection, bytes)
-        case .mediaPicker(_, let multiple, let bytes, _): (limit, maxBytes) = (multiple ? 1_000 : 1, bytes)
+            accepted = AcceptedMedia(photoFilter: filter)
+        case .mediaPicker(let types, let multiple, let bytes, _):
+            (limit, maxBytes) = (multiple ? 1_000 : 1, bytes)
+            accepted = AcceptedMedia(mediaTypes: types)
         default: return .failure(Refusal(message: "This is not a picker."))
         }
         guard !paths.isEmpty else { return .failure(Refusal(message: "Type the path of at least one file.")) }
         var files: [DiskFile] = []
         for typed in paths {
-            switch file(typed) {
+            switch file(typed).flatMap({ judged($0, typed: typed, accepted: accepted) }) {
             case .success(let file): files.append(file)
             case .failure(let refusal): return .failure(refusal)
             }
@@ -79,6 +83,40 @@ public struct DiskFile: ClientFile {
         }
         let name = (resolved as NSString).lastPathComponent
         return .success(DiskFile(path: resolved, name: name, mimeType: mimeType(name), size: Int(info.st_size)))
+    }
+
+    /// The file judged by its first bytes against what the picker accepts, as the host judges
+    /// it (docs/protocol.md, section 7): a file that is not of an accepted kind never leaves
+    /// this disk (a hostile host asking for a photo must not be sent `/etc/shadow` because
+    /// its path was typed). Its MIME type is the one its bytes are.
+    static func judged(_ file: DiskFile, typed: String, accepted: AcceptedMedia) -> Result<DiskFile, Refusal> {
+        let head: Data
+        do {
+            head = Data(try file.head(MediaSniffer.headLength))
+        } catch {
+            return .failure(Refusal(message: "Cannot read \(typed)"))
+        }
+        let sniffed = MediaSniffer.sniff(head)
+        let kind = sniffed.flatMap { format in
+            AcceptedMedia.Kind.allCases.first { format.kinds.contains($0) && accepted.kinds.contains($0) }
+        }
+        guard let sniffed, sniffed != MediaSniffer.svg, let kind else {
+            let what =
+                sniffed.map { $0 == MediaSniffer.svg ? "is an SVG drawing, which may carry scripts" : "is \($0.name)" }
+                ?? "does not start as any known format"
+            return .failure(
+                Refusal(message: "Not sent: \u{201C}\(file.name)\u{201D} \(what); \(accepted.refusalLead)."))
+        }
+        var judged = file
+        judged.mimeType = sniffed.mimeType(as: kind)
+        return .success(judged)
+    }
+
+    /// The file's first `count` bytes (all of a shorter file).
+    func head(_ count: Int) throws -> [UInt8] {
+        guard let handle = FileHandle(forReadingAtPath: path) else { throw Refusal(message: "\(name) is gone") }
+        defer { try? handle.close() }
+        return [UInt8](try handle.read(upToCount: count) ?? Data())
     }
 
     /// Reads a chunk.

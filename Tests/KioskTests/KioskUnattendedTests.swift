@@ -223,19 +223,57 @@ struct KioskUnattendedTests {
         }
         #expect(refusal.message.contains("is a folder"))
         let photo = folder.appendingPathComponent("cat.png")
-        try Data([0x89, 0x50, 0x4E, 0x47]).write(to: photo)
+        try Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]).write(to: photo)
         guard case .success(let files) = DiskFile.open([photo.path], for: picker) else {
             Issue.record("an ordinary file was refused")
             return
         }
         #expect(files.map(\.name) == ["cat.png"])
-        #expect(files.map(\.size) == [4])
+        #expect(files.map(\.size) == [8])
         #expect(files.map(\.mimeType) == ["image/png"])
         guard case .failure(let tooMany) = DiskFile.open([photo.path, photo.path, photo.path], for: picker) else {
             Issue.record("three files for a limit of two")
             return
         }
-        #expect(tooMany.message == "Up to 2 files, 1.0 kB in all; these are 3 files, 12 B.")
+        #expect(tooMany.message == "Up to 2 files, 1.0 kB in all; these are 3 files, 24 B.")
+        // Judged by its bytes before it leaves the disk, as the host judges it (issue 33,
+        // round six: a hostile host asking for a photo was sent /etc/shadow, typed by path).
+        let secret = folder.appendingPathComponent("shadow")
+        try Data("root:$6$salt$hash:19000:0:99999:7:::\n".utf8).write(to: secret)
+        let renamed = folder.appendingPathComponent("notes.png")
+        try Data("just some notes\n".utf8).write(to: renamed)
+        let drawing = folder.appendingPathComponent("logo.png")
+        try Data("<svg xmlns='http://www.w3.org/2000/svg'><script>alert(1)</script></svg>".utf8).write(to: drawing)
+        let document = folder.appendingPathComponent("letter.png")
+        try Data("%PDF-1.7\n".utf8).write(to: document)
+        for (file, words) in [
+            (
+                secret,
+                "Not sent: \u{201C}shadow\u{201D} does not start as any known format; only images are accepted here."
+            ),
+            (
+                renamed,
+                "Not sent: \u{201C}notes.png\u{201D} does not start as any known format; only images are accepted here."
+            ),
+            (
+                drawing,
+                "Not sent: \u{201C}logo.png\u{201D} is an SVG drawing, which may carry scripts; only images are accepted here."
+            ),
+            (document, "Not sent: \u{201C}letter.png\u{201D} is a PDF document; only images are accepted here."),
+        ] {
+            guard case .failure(let refusal) = DiskFile.open([file.path], for: picker) else {
+                Issue.record("\(file.lastPathComponent) was taken")
+                continue
+            }
+            #expect(refusal.message == words)
+        }
+        let unnamed = folder.appendingPathComponent("IMG_0001")
+        try Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0]).write(to: unnamed)
+        guard case .success(let judged) = DiskFile.open([unnamed.path], for: picker) else {
+            Issue.record("a PNG without an extension was refused")
+            return
+        }
+        #expect(judged.map(\.mimeType) == ["image/png"], "typed by its bytes, not its name")
     }
 
     @Test func enterDoesNotCancelASignInOnAnotherDeviceAndAScriptAddressIsNotShown() {

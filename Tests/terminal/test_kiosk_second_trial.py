@@ -128,23 +128,20 @@ def test_a_file_refused_for_its_kind_offers_other_files_and_cancel_not_try_again
         kiosk.keys("4")
         kiosk.wait_for("== Choose photos ==")
         kiosk.keys(str(fake), "Enter", "Enter")
-        wait_for_words(kiosk, "\u201cfake.png\u201d does not start as any known image format")
-        kiosk.wait_for("[2] Choose other files  <- Enter")
+        # Judged by its bytes on this disk (issue 33, round six) and never sent: the paths
+        # stay to change, the refusal said under them; no retry of the same files.
+        wait_for_words(kiosk, "Not sent: \u201cfake.png\u201d does not start as any known format; only images "
+                       "are accepted here.")
+        kiosk.wait_for(f"> Files: {fake}_")
         capture(kiosk, "refused-kind-no-try-again")
         screen = kiosk.screen()
         assert "Try again" not in screen and "tries the same files" not in screen, screen
         assert "[1] Cancel" in screen, screen
-        assert "[3]" not in screen, screen
-        # Enter goes back to the paths, the refusal said under them.
-        kiosk.keys("Enter")
-        kiosk.wait_for(f"> Files: {fake}")
-        kiosk.wait_for("    ^ only images are accepted here")
-        # And 2 does too (after choosing the same file again), never a retry of it.
+        # The same file again: the same words, still nothing sent.
         kiosk.keys("Enter", "Enter")
-        kiosk.wait_for("[2] Choose other files  <- Enter")
-        kiosk.keys("2")
-        kiosk.wait_for(f"> Files: {fake}")
+        time.sleep(0.5)
         assert "does not start as" in kiosk.screen(), kiosk.screen()
+        assert "Received" not in kiosk.screen(), kiosk.screen()
         kiosk.keys("Escape")
         kiosk.wait_for("Controls (press a number):")
 

@@ -1,25 +1,24 @@
 import Foundation
-import RemoteModalProtocol
 
 /// What a picker accepts (a photo picker's `filter`, a media picker's `types`): the
 /// declared MIME type must be of an accepted kind (checked at a file's first chunk), and
 /// the file's bytes must start as a known format of that kind (checked once the host holds
 /// `MediaSniffer.headLength` bytes of it, or all of a shorter file).
-struct AcceptedMedia: Sendable, Equatable {
+package struct AcceptedMedia: Sendable, Equatable {
     /// A kind of media, as the top-level MIME type names it.
-    enum Kind: String, Sendable, CaseIterable {
+    package enum Kind: String, Sendable, CaseIterable {
         case image, video, audio
     }
 
-    let kinds: Set<Kind>
+    package let kinds: Set<Kind>
 
-    init(kinds: Set<Kind>) {
+    package init(kinds: Set<Kind>) {
         self.kinds = kinds
     }
 
     /// A photo picker's `filter`: `image` (`images`, `livePhotos`), `video` (`videos`);
     /// empty or only unknown names: images and videos.
-    init(photoFilter: [String]) {
+    package init(photoFilter: [String]) {
         var kinds: Set<Kind> = []
         for name in photoFilter.map({ $0.lowercased() }) {
             switch name {
@@ -33,7 +32,7 @@ struct AcceptedMedia: Sendable, Equatable {
 
     /// A media picker's `types` (MPMediaType's names): audio ones, video ones, `any`;
     /// empty or only unknown names: audio and video.
-    init(mediaTypes: [String]) {
+    package init(mediaTypes: [String]) {
         var kinds: Set<Kind> = []
         for name in mediaTypes.map({ $0.lowercased() }) {
             switch name {
@@ -48,7 +47,7 @@ struct AcceptedMedia: Sendable, Equatable {
     }
 
     /// What is accepted, in words: "only images are accepted here".
-    var refusalLead: String {
+    package var refusalLead: String {
         switch kinds {
         case [.image]: "only images are accepted here"
         case [.video]: "only videos are accepted here"
@@ -68,7 +67,7 @@ struct AcceptedMedia: Sendable, Equatable {
     ///   - name: Its name.
     ///   - mimeType: Its declared MIME type.
     /// - Returns: The refusal, for the person to read.
-    func declaredRefusal(file: Int, name: String, mimeType: String) -> String? {
+    package func declaredRefusal(file: Int, name: String, mimeType: String) -> String? {
         guard let declared = Self.declaredKind(mimeType), kinds.contains(declared) else {
             return "\(refusalLead): file \(file) ('\(Self.shown(name))') is "
                 + (mimeType.isEmpty ? "of no type" : Self.shown(mimeType))
@@ -87,7 +86,7 @@ struct AcceptedMedia: Sendable, Equatable {
     ///   - head: The file's first bytes.
     /// - Returns: The MIME type the bytes were judged to be (`image/png` for PNG bytes, whatever
     ///   was declared), or the refusal, for the person to read.
-    func judge(file: Int, name: String, mimeType: String, head: Data) -> Result<String, Refusal> {
+    package func judge(file: Int, name: String, mimeType: String, head: Data) -> Result<String, Refusal> {
         guard let declared = Self.declaredKind(mimeType) else {
             return .failure(Refusal(text: declaredRefusal(file: file, name: name, mimeType: mimeType) ?? ""))
         }
@@ -105,8 +104,8 @@ struct AcceptedMedia: Sendable, Equatable {
     }
 
     /// Why a file's bytes are refused, for the person to read.
-    struct Refusal: Error, Equatable {
-        let text: String
+    package struct Refusal: Error, Equatable {
+        package let text: String
     }
 
     private static func declaredKind(_ mimeType: String) -> Kind? {
@@ -122,28 +121,28 @@ struct AcceptedMedia: Sendable, Equatable {
 /// accepts, and a few others so that a refusal can name them. Only signatures of three bytes
 /// or more, with their fixed fields checked, so that arbitrary data is not mistaken for a
 /// format. Pure.
-enum MediaSniffer {
+package enum MediaSniffer {
     /// A recognized format: how to name it, and the kinds of media it can be (none: not media).
-    struct Format: Equatable {
-        let name: String
-        let kinds: Set<AcceptedMedia.Kind>
+    package struct Format: Equatable {
+        package let name: String
+        package let kinds: Set<AcceptedMedia.Kind>
         /// The MIME subtype the bytes are, under each of `kinds` (`png`: `image/png`).
         var subtype = ""
 
         /// The MIME type of these bytes as a file of `kind` (one of `kinds`; a format of
         /// several kinds, such as MP4, is `video/mp4` for a video picker, `audio/mp4` for audio).
-        func mimeType(as kind: AcceptedMedia.Kind) -> String { kind.rawValue + "/" + subtype }
+        package func mimeType(as kind: AcceptedMedia.Kind) -> String { kind.rawValue + "/" + subtype }
     }
 
     /// The most bytes any rule reads (an MPEG transport stream's third sync byte is at 376).
-    static let headLength = 512
+    package static let headLength = 512
 
     /// An SVG drawing: an image to a browser, but a document that may carry scripts.
-    static let svg = Format(name: "an SVG drawing", kinds: [])
+    package static let svg = Format(name: "an SVG drawing", kinds: [])
 
     /// The format `data` starts as, or `nil` when it starts as none known.
     /// - Parameter data: A file's first bytes (up to `headLength`; all of a shorter file).
-    static func sniff(_ data: Data) -> Format? {
+    package static func sniff(_ data: Data) -> Format? {
         let bytes = [UInt8](data.prefix(headLength))
         func starts(_ prefix: [UInt8], at offset: Int = 0) -> Bool {
             bytes.count >= offset + prefix.count && Array(bytes[offset..<offset + prefix.count]) == prefix
