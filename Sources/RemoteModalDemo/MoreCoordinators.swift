@@ -1,6 +1,7 @@
 import Foundation
 import RemoteModalHost
 import RemoteModalLocking
+import RemoteModalLogging
 import RemoteModalProtocol
 import RemoteModalReactive
 
@@ -159,6 +160,16 @@ final class LoginCoordinator: SessionCoordinator<Void>, @unchecked Sendable {
             .catch { error in
                 if let words = error as? SignInServiceError {
                     session.notify("Log in is not possible right now. \(words.description)", level: .error)
+                    return .empty()
+                }
+                if case RemoteModalError.invalidConfiguration(let reason) = error {
+                    // The provider's address is not one a screen may open: the person is told
+                    // so in plain words, the reason (never the address itself) goes to the log.
+                    Logger(label: "demo.login").warning("Log in refused the sign-in service's address: \(reason)")
+                    session.notify(
+                        "Log in is not possible right now. The sign-in service gave an address this host "
+                            + "does not open (a sign-in needs https). Tell whoever runs this screen.",
+                        level: .error)
                     return .empty()
                 }
                 return reportFailure(error, "Log in", to: [session])

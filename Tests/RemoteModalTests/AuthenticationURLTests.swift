@@ -9,7 +9,8 @@ struct AuthenticationURLTests {
     static let refused = [
         "javascript:alert(sessionStorage['remote-modal.session'])", "data:text/html,<script>1</script>",
         "file:///etc/passwd", "http://idp.example/authorize", "myapp://authorize", "https:///nohost",
-        "JavaScript://idp.example/%0aalert(1)",
+        "JavaScript://idp.example/%0aalert(1)", "https://idp.example@evil.example/authorize",
+        "https://user:pass@idp.example/authorize",
     ]
     static let accepted = [
         "https://idp.example/authorize?state=s", "HTTPS://idp.example/a", "http://127.0.0.1:9000/authorize",
@@ -33,6 +34,10 @@ struct AuthenticationURLTests {
         }
         #expect(reason.contains("sign-in URL"))
         #expect(!reason.contains("state="))
+        // A script is never quoted back (issue 33, round six: "needs a host: javascript:…").
+        #expect(!reason.lowercased().contains("alert"), "\(reason)")
+        #expect(!reason.contains("sessionStorage"), "\(reason)")
+        if text.contains("@") { #expect(reason.contains("user name or password"), "\(reason)") }
     }
 
     @Test(arguments: refused)

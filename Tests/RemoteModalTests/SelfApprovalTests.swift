@@ -23,10 +23,13 @@ struct SelfApprovalTests {
     }
 
     /// The requester's group is asked to approve; Approve is disabled for the requester.
-    private func askApproval(for session: Session) -> Outcome<String> {
+    private func askApproval(for session: Session, explanation: String? = nil) -> Outcome<String> {
         let outcome = Outcome<String>()
+        let group = Presenter.sameGroup(as: session)
         _ = RemoteModal.alert(
-            String.self, presenter: Presenter.sameGroup(as: session).disablingActions([0], for: session),
+            String.self,
+            presenter: explanation.map { group.disablingActions([0], for: session, explanation: $0) }
+                ?? group.disablingActions([0], for: session),
             title: "Approve request?",
             actions: [
                 .default(title: "Approve", mapContext: { "Approved by \($0.session.client.name)" }),
@@ -98,15 +101,18 @@ struct SelfApprovalTests {
         let sameToken = join(b, token: "lobby-token")
         let desk = join(b, token: "desk-token")
         settle()
-        let outcome = askApproval(for: a.session(of: requester))
+        let outcome = askApproval(for: a.session(of: requester), explanation: "Another screen must approve it")
         settle()
-        func approveEnabled(_ client: TestClient) throws -> Bool {
+        func approveAction(of client: TestClient) throws -> ActionSpec {
             let modal = try #require(client.presents.last?.modal)
             guard case .alert(_, _, _, let actions) = modal else { throw Unexpected(modal: modal) }
-            return actions[0].enabled
+            return actions[0]
         }
+        func approveEnabled(_ client: TestClient) throws -> Bool { try approveAction(of: client).enabled }
         #expect(try approveEnabled(sameToken) == false, "the requester's token on host b")
+        #expect(try approveAction(of: sameToken).explanation == "Another screen must approve it", "said there too")
         #expect(try approveEnabled(desk) == true)
+        #expect(try approveAction(of: desk).explanation == nil)
         let id = try #require(sameToken.presents.last?.id)
         sameToken.send(approve(id))
         settle()

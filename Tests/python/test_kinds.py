@@ -205,3 +205,57 @@ def test_login_window_closed_is_cancelled(oidc_host):
         assert (await client.expect("status"))["text"] == "Log in cancelled"
         await client.close()
     run(scenario())
+
+
+class ScriptIssuer:
+    """An OpenID discovery document whose `authorization_endpoint` is a script (issue 33,
+    item 4): the host must present nothing and say so in plain words, never quote it."""
+
+    def __init__(self, endpoint):
+        import http.server
+        import json
+        import threading
+
+        issuer = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_GET(self):
+                body = json.dumps({"issuer": issuer.issuer, "authorization_endpoint": endpoint}).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args):
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.issuer = f"http://127.0.0.1:{self.server.server_address[1]}"
+
+    def stop(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@pytest.mark.parametrize("endpoint", ["javascript:alert(sessionStorage['remote-modal.session'])",
+                                      "https://idp.example@evil.example/authorize"])
+def test_a_sign_in_service_address_that_is_not_https_is_refused_in_plain_words(endpoint):
+    from hosts import Host
+    issuer = ScriptIssuer(endpoint)
+    host = Host("--oidc-issuer", issuer.issuer, "--oidc-client-id", "remote-modal-demo")
+    try:
+        async def scenario():
+            client = await ProtocolClient.open(host.url)
+            await client.tap("login")
+            status = await client.expect("status", timeout=15)
+            assert status["level"] == "error"
+            assert status["text"] == ("Log in is not possible right now. The sign-in service gave an address this "
+                                      "host does not open (a sign-in needs https). Tell whoever runs this screen.")
+            assert not [m for m in client.inbox if m["type"] == "present" and m["modal"]["kind"] == "webAuthentication"]
+            await client.close()
+        run(scenario())
+    finally:
+        host.stop()
+        issuer.stop()

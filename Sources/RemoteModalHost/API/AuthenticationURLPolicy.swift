@@ -1,25 +1,33 @@
 import Foundation
 
 /// Which sign-in URLs a host presents: `https`, and `http` only to a loopback address (a
-/// development identity provider). Anything else (`javascript:`, `data:`, `file:`, a custom
-/// scheme, plain `http` across a network) would run or leak in the client that opens it, so
-/// the Single fails with `invalidConfiguration` and nothing is presented.
+/// development identity provider), naming a host and no user name or password before it.
+/// Anything else (`javascript:`, `data:`, `file:`, a custom scheme, plain `http` across a
+/// network, `https://trusted.example@evil.example/` which reads as one host and opens
+/// another) would run, leak or mislead in the client that opens it, so the Single fails with
+/// `invalidConfiguration` and nothing is presented. A URL of another scheme is not quoted
+/// in the reason (it may be a script).
 enum AuthenticationURLPolicy {
     /// Why a URL may not be opened for a sign-in, or `nil` when it may.
     /// - Parameter url: The authorization URL.
     /// - Returns: The refusal.
     static func refusal(_ url: URL) -> RemoteModalError? {
         let scheme = url.scheme?.lowercased()
+        guard scheme == "https" || scheme == "http" else {
+            let named = scheme.map { String($0.prefix(32)) + ":" } ?? "a URL without a scheme"
+            return .invalidConfiguration("a sign-in URL must be https, not \(named)")
+        }
         guard let host = url.host, !host.isEmpty else {
             return .invalidConfiguration("a sign-in URL needs a host: \(shown(url))")
         }
-        switch scheme {
-        case "https": return nil
-        case "http" where isLoopback(host): return nil
-        case "http": return .invalidConfiguration("a sign-in URL must be https (http only on loopback): \(shown(url))")
-        default:
-            return .invalidConfiguration("a sign-in URL must be https, not \(scheme ?? "schemeless"): \(shown(url))")
+        guard url.user == nil, url.password == nil else {
+            return .invalidConfiguration(
+                "a sign-in URL may not carry a user name or password before its host (it opens \(host))")
         }
+        if scheme == "http", !isLoopback(host) {
+            return .invalidConfiguration("a sign-in URL must be https (http only on loopback): \(shown(url))")
+        }
+        return nil
     }
 
     static func isLoopback(_ host: String) -> Bool {

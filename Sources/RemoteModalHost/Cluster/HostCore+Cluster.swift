@@ -510,11 +510,22 @@ extension HostCore {
             // token, so that a session of the same token on another host is the requester
             // there too (issue 33, round five: it approved its own request from another host).
             let byToken = disabledByToken(presentation)
-            if !byToken.isEmpty { message.append(("disabledForTokens", .object(byToken))) }
+            if !byToken.isEmpty {
+                message.append(("disabledForTokens", .object(byToken)))
+                // And why, as the origin says it on its own copy (round six: the twin's
+                // disabled Approve had no words on another host).
+                if let explanation = presentation.disabledExplanation {
+                    message.append(("disabledExplanation", .string(explanation)))
+                }
+            }
             publish(ClusterState.hostChannel(hostID), .object(message))
         }
         logger.debug("cluster: \(link.id) copied to \(hosts.count) other host(s)")
     }
+
+    /// The longest `disabledExplanation` a copy from the backplane may carry (a longer one is
+    /// left out: the actions stay disabled, without the words).
+    static var maxCopiedExplanationBytes: Int { 512 }
 
     /// The backplane name of the token that admitted a session (`nil` without one).
     func tokenKey(of session: SessionState) -> String? {
@@ -590,6 +601,11 @@ extension HostCore {
                 else { continue }
                 let actions = Set(indices.compactMap { $0.numberValue.flatMap { Int(exactly: $0) } }.filter { $0 >= 0 })
                 presentation.disabledActions[target.id, default: []].formUnion(actions)
+            }
+            if let explanation = message["disabledExplanation"]?.stringValue,
+                explanation.utf8.count <= Self.maxCopiedExplanationBytes
+            {
+                presentation.disabledExplanation = explanation
             }
         }
         presentation.cluster = ClusterLink(id: id, origin: origin, isOrigin: false)
