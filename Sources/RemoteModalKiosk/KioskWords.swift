@@ -120,7 +120,12 @@ extension KioskModel {
     /// `javascript:`, `file:`, `data:`).
     static func isWebAddress(_ url: String) -> Bool {
         let lower = url.lowercased()
-        return (lower.hasPrefix("https://") || lower.hasPrefix("http://")) && !url.contains(where: \.isWhitespace)
+        guard (lower.hasPrefix("https://") || lower.hasPrefix("http://")), !url.contains(where: \.isWhitespace)
+        else { return false }
+        // No user name before the host: `https://bank.example@evil.example/` reads as one
+        // host and opens another.
+        let authority = lower.drop { $0 != "/" }.dropFirst(2).prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        return !authority.contains("@")
     }
 
     /// The kiosk's view of a presented form: its fields with labels, hints and the picker's paths.

@@ -287,6 +287,12 @@ struct KioskUnattendedTests {
             .webAuthentication(url: "javascript:alert(1)", callbackURL: "https://h/cb", callbackURLScheme: nil))
         #expect(!hostile.screen(width: 120, height: 40).contains("javascript:"))
         #expect(hostile.screen(width: 120, height: 40).contains("its address is not a web address"))
+        // One host in the reading, another in the opening: not drawn either.
+        let disguised = welcomed(
+            .webAuthentication(
+                url: "https://bank.example@evil.example/auth", callbackURL: "https://h/cb", callbackURLScheme: nil))
+        #expect(!disguised.screen(width: 120, height: 40).contains("evil.example"))
+        #expect(disguised.screen(width: 120, height: 40).contains("its address is not a web address"))
     }
 
     @Test func keysAreRefusedWhileTheFormCannotBeShown() {

@@ -7,7 +7,8 @@ test("a sign-in address opens only over https, or http to this machine", () => {
     assert.equal(unsafeSignInURL(good), null, good);
   }
   for (const bad of ["javascript:alert(sessionStorage['remote-modal.session'])", "data:text/html,<script>1</script>",
-                     "file:///etc/passwd", "http://idp.example/authorize", "myapp://cb", "not a url", " JavaScript:alert(1)"]) {
+                     "file:///etc/passwd", "http://idp.example/authorize", "myapp://cb", "not a url", " JavaScript:alert(1)",
+                     "https://bank.example@evil.example/authorize", "https://user:pw@idp.example/a"]) {
     assert.match(unsafeSignInURL(bad) ?? "", /sign-in address/, bad);
   }
 });
