@@ -6,7 +6,7 @@ import Synchronization
 /// dropped, and the subscription's resources are disposed once when the sequence ends
 /// or is disposed, whichever comes first.
 public final class Observable<Element: Sendable>: ObservableType {
-    private let subscribeHandler: @Sendable (AnyObserver<Element>) -> any Disposable
+    let subscribeHandler: @Sendable (AnyObserver<Element>) -> any Disposable
 
     /// Creates a sequence from a subscription function. Prefer `Observable.create`.
     /// - Parameter subscribe: Called for each subscription with the guarded observer;
@@ -40,16 +40,17 @@ public final class Observable<Element: Sendable>: ObservableType {
 /// Invariant that makes `@unchecked Sendable` sound: `observer` is immutable; `upstream`
 /// is written by `setUpstream` before it sets `assigned` (release) and afterwards read
 /// and cleared by exactly one of `setUpstream` (which saw `released`) or
-/// `releaseUpstream` (which set `released` and saw `assigned`, acquire).
+/// `releaseUpstream` (which set `released` and saw `assigned`, acquire). Its members are
+/// internal, not private, so that cross-module optimization can specialize it (issue 31).
 final class Sink<Element: Sendable>: Disposable, @unchecked Sendable {
-    private static var assigned: Int { 1 }
-    private static var released: Int { 2 }
-    private static var stopped: Int { 4 }
-    private static var disposed: Int { 8 }
+    static var assigned: Int { 1 }
+    static var released: Int { 2 }
+    static var stopped: Int { 4 }
+    static var disposed: Int { 8 }
 
-    private let observer: AnyObserver<Element>
-    private let flags = Atomic<Int>(0)
-    private var upstream: (any Disposable)?
+    let observer: AnyObserver<Element>
+    let flags = Atomic<Int>(0)
+    var upstream: (any Disposable)?
 
     init(observer: AnyObserver<Element>) {
         self.observer = observer
@@ -90,7 +91,7 @@ final class Sink<Element: Sendable>: Disposable, @unchecked Sendable {
     }
 
     /// Disposes the upstream once: now if it is assigned, else when it is.
-    private func releaseUpstream() {
+    func releaseUpstream() {
         let before = flags.bitwiseOr(Self.released, ordering: .acquiringAndReleasing).oldValue
         guard before & Self.released == 0, before & Self.assigned != 0 else { return }
         let taken = upstream

@@ -4,6 +4,10 @@ import Synchronization
 /// Delivers items one at a time, in the order they were enqueued, without holding a lock
 /// while delivering.
 ///
+/// NB: no `private` members: cross-module optimization cannot make private code available
+/// to the modules that use this type, which then call it unspecialized, looking up its
+/// generic types at run time (issue 31).
+///
 /// The first caller to find the queue idle becomes the deliverer and drains every item
 /// other threads (or re-entrant calls) enqueue meanwhile; the others return at once. This
 /// keeps observers free of concurrent and interleaved calls and makes re-entrancy safe.
@@ -11,14 +15,14 @@ import Synchronization
 /// The uncontended path (the common one) takes no lock: one compare-and-swap claims the
 /// deliverer role, and two atomic loads confirm nothing was queued meanwhile.
 final class SerialDelivery<Item: Sendable>: Sendable {
-    private struct Queue {
+    struct Queue {
         var items: [Item] = []
         var head = 0
     }
 
-    private let busy = Atomic<Bool>(false)
-    private let queued = Atomic<Int>(0)
-    private let queue = Locked(Queue())
+    let busy = Atomic<Bool>(false)
+    let queued = Atomic<Int>(0)
+    let queue = Locked(Queue())
 
     init() {}
 
@@ -44,13 +48,13 @@ final class SerialDelivery<Item: Sendable>: Sendable {
         }
     }
 
-    private func append(_ item: Item) {
+    func append(_ item: Item) {
         queue.withLock { $0.items.append(item) }
         queued.add(1, ordering: .releasing)
     }
 
     /// Runs while holding the deliverer role; gives it up only when nothing is queued.
-    private func drain(_ deliver: (Item) -> Void) {
+    func drain(_ deliver: (Item) -> Void) {
         while true {
             while queued.load(ordering: .acquiring) > 0 {
                 let next: Item? = queue.withLock { queue in

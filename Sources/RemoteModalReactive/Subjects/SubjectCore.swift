@@ -3,6 +3,10 @@ import Synchronization
 
 /// The shared machinery of the subjects: observer registry, the remembered elements that
 /// new observers receive, the terminal event, and serialized delivery.
+///
+/// NB: no `private` members: cross-module optimization cannot make private code available
+/// to the modules that use this type, which then call it unspecialized, looking up its
+/// generic types at run time (issue 31).
 final class SubjectCore<Element: Sendable>: Sendable {
     enum Memory: Sendable {
         case none
@@ -10,16 +14,16 @@ final class SubjectCore<Element: Sendable>: Sendable {
         case buffer(limit: Int?)
     }
 
-    private struct State {
+    struct State {
         var observers: [(key: UInt64, observer: AnyObserver<Element>)] = []
         var nextKey: UInt64 = 0
         var remembered: [Element] = []
         var stopEvent: Event<Element>?
     }
 
-    private let memory: Memory
-    private let state: Locked<State>
-    private let delivery = SerialDelivery<Event<Element>>()
+    let memory: Memory
+    let state: Locked<State>
+    let delivery = SerialDelivery<Event<Element>>()
 
     init(memory: Memory, initial: [Element] = []) {
         self.memory = memory
@@ -33,10 +37,10 @@ final class SubjectCore<Element: Sendable>: Sendable {
     var stopEvent: Event<Element>? { state.withLock { $0.stopEvent } }
 
     func on(_ event: Event<Element>) {
-        delivery.enqueue(event, dispatch)
+        delivery.enqueue(event) { self.dispatch($0) }
     }
 
-    private func dispatch(_ event: Event<Element>) {
+    func dispatch(_ event: Event<Element>) {
         let observers: [(key: UInt64, observer: AnyObserver<Element>)] = state.withLock { state in
             guard state.stopEvent == nil else { return [] }
             switch event {
