@@ -624,8 +624,11 @@ func serviceLoopCallback(
     guard let wsi, let context = lws_get_context(wsi), let owner = lws_context_user(context) else {
         return wsi.map { lws_callback_http_dummy($0, reason, user, input, length) } ?? 0
     }
-    let loop = Unmanaged<ServiceLoop>.fromOpaque(owner).takeUnretainedValue()
-    return loop.handle(wsi, reason, user, input, length)
+    // Borrowed, not retained: the loop outlives its context, and it has weak references
+    // (a side table), so each retain and release here took the runtime's slow path.
+    return Unmanaged<ServiceLoop>.fromOpaque(owner)._withUnsafeGuaranteedRef {
+        $0.handle(wsi, reason, user, input, length)
+    }
 }
 
 /// Decodes a NUL-terminated UTF-8 buffer.
