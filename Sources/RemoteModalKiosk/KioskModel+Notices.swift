@@ -26,6 +26,7 @@ extension KioskModel {
             }
         }
         expireKeptTaps()
+        notices.removeAll { seenAt - $0.at >= Self.noticeLifetime }
         if let waiting = waitingTap, seenAt - waiting.since >= Self.tapWaitLimit {
             // Still connected, so the host answers its heartbeat: it just did nothing visible.
             waitingTap = nil
@@ -57,6 +58,7 @@ extension KioskModel {
             freshSerial == nil ? nil : freshSince + Self.bannerLifetime,
             waitingTap.map { $0.since + Self.tapWaitLimit },
             keptTaps.map { $0.at + keptTapLifetime }.min(),
+            notices.map { $0.at + Self.noticeLifetime }.min(),
             notices.compactMap(\.forgetAt).min(),
             retry.flatMap { retry -> Double? in
                 // The countdown's next whole second, then "trying again now".
@@ -131,18 +133,23 @@ extension KioskModel {
             notice.count += 1
             notice.time = time
             notice.serial = noticeSerial
+            if fresh { notice.at = seenAt }
             if let forget { notice.forgetAt = seenAt + forget.after }
             notices.append(notice)
             return
         }
-        var notice = Notice(level: level, text: text, serial: noticeSerial, time: time)
+        var notice = Notice(level: level, text: text, serial: noticeSerial, time: time, at: seenAt)
         if let forget {
             notice.forgetAt = seenAt + forget.after
             notice.forgotten = forget.words
         }
         notices.append(notice)
         while notices.count > Self.noticeLimit {
-            let victim = notices.firstIndex { $0.level != .error } ?? 0
+            // The oldest that is not an error goes first, else the oldest; never the one just
+            // come (six errors in the list made every later notice go at once: the kiosk
+            // showed no outcome any more, issue 32's last cold trial).
+            let older = notices.dropLast()
+            let victim = older.firstIndex { $0.level != .error } ?? older.startIndex
             notices.remove(at: victim)
         }
     }

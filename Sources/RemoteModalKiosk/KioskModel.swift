@@ -47,6 +47,8 @@ public struct Notice: Sendable, Equatable {
     public var forgetAt: Double?
     /// The words that replace the text at `forgetAt`.
     var forgotten: String?
+    /// When it last came (the model's clock): it leaves the list `noticeLifetime` later.
+    public var at: Double = 0
 }
 
 /// The kiosk's state: controls, notices, the connection in words, and the modals on screen
@@ -182,6 +184,9 @@ public struct KioskModel: Sendable {
 
     /// The most notices kept.
     public static let noticeLimit = 6
+    /// Seconds a notice stays in the list after it last came: an idle kiosk's screen is read
+    /// by every later passer-by, for whom "The host restarted" of an hour ago is untrue.
+    public static let noticeLifetime = 600.0
     /// Seconds after a screen changed by itself during which a key that would act is
     /// dropped (it was meant for the screen that went).
     public static let lateKeyWindow = 0.5
