@@ -246,6 +246,14 @@ public struct KioskModel: Sendable {
         var words: String
     }
     var waitingTap: WaitingTap?
+    /// A tap whose wait ended with the connection: a dialog that opens just after the host
+    /// is back most likely comes from it, read late by the host (a stalled host read a tap
+    /// 47 s after it was made, and its sheet opened with no word: issue 32's last cold trial).
+    var lostTap: WaitingTap?
+    /// When the connection was last welcomed (the model's clock).
+    var connectedAt = -Double.infinity
+    /// Seconds after a welcome during which a new dialog is said to come from a lost tap.
+    static let lateTapWindow = 5.0
     /// A control tapped while the host was being reconnected to: kept, one per control, and
     /// sent once it is back (as the page keeps them); forgotten if the host refuses the kiosk.
     public struct KeptTap: Sendable, Equatable {
@@ -341,6 +349,16 @@ public struct KioskModel: Sendable {
             var open = Self.open(form)
             if answered { open.answer = connection == .connected ? .sent : .kept }
             modals.append(open)
+            if let lost = lostTap {
+                lostTap = nil
+                if !answered, seenAt - connectedAt < Self.lateTapWindow {
+                    let ago = Self.duration(max(1, seenAt - lost.since))
+                    say(
+                        .info,
+                        "This opened from the tap on \u{201C}\(lost.title)\u{201D} \(ago) ago: the host read it only "
+                            + "once it was back. Cancel it if it is not yours.")
+                }
+            }
         case .represent(let form), .update(let form):
             guard let index = modals.firstIndex(where: { $0.id == form.id }) else { return }
             modals[index].form.setActionStates(form.choices.map(\.enabled))
@@ -414,10 +432,12 @@ public struct KioskModel: Sendable {
             keptTaps = []
             say(.error, "\(titles) \(Self.wasOrWere(titles)) not sent: the host refused this kiosk.")
         }
+        if case .connected = state { connectedAt = seenAt }
         if let waiting = waitingTap, case .reconnecting(_, _, let why) = state {
             // The tap's wait ends with the connection: said of the tap, in the connection's
             // words (a silent host: "not answering"), never as the person's fault.
             waitingTap = nil
+            lostTap = waiting
             say(
                 .error,
                 "\u{201C}\(waiting.title)\u{201D} got no answer: \(Self.reason(why)). Nothing happened yet; "

@@ -50,3 +50,45 @@ struct KioskNoticeListTests {
         #expect(model.notices.isEmpty)
     }
 }
+
+/// Issue #32's last cold trial, finding 2: a tap to a host that stalled got "no answer" in
+/// words, then its sheet opened 47 s later, once the host was back, with no word.
+@Suite("Kiosk (#32): a dialog opened by a tap the host read late says so")
+struct KioskLateTapTests {
+    private let country = ModalDescription.actionSheet(
+        title: "Choose a country", message: nil, source: nil,
+        actions: [ActionSpec(title: "France"), ActionSpec(title: "Cancel", style: .cancel)])
+
+    @Test func aDialogJustAfterTheHostIsBackIsSaidToComeFromTheLostTap() {
+        var kiosk = Kiosk()
+        kiosk.receive(.welcome(session: "s1", resumed: false, retentionSeconds: 60))
+        kiosk.receive(.controls(seq: kiosk.nextSeq(), items: [ControlItem(id: "country", title: "Choose country")]))
+        kiosk.advance(1)
+        #expect(kiosk.press(.character("1")) == [.event(control: "country")])
+        kiosk.advance(9)
+        kiosk.drop()
+        #expect(kiosk.model.banner?.hasPrefix("\u{201C}Choose country\u{201D} got no answer") == true)
+        kiosk.advance(38)
+        kiosk.receive(.welcome(session: "s1", resumed: true, retentionSeconds: 60))
+        kiosk.receive(.present(seq: kiosk.nextSeq(), id: "m7", modal: country))
+        #expect(
+            kiosk.model.banner
+                == "This opened from the tap on \u{201C}Choose country\u{201D} 47 s ago: the host read it only once it "
+                + "was back. Cancel it if it is not yours.")
+        #expect(kiosk.model.current?.id == "m7")
+    }
+
+    @Test func aDialogLongAfterTheHostIsBackIsNotTiedToAnOldTap() {
+        var kiosk = Kiosk()
+        kiosk.receive(.welcome(session: "s1", resumed: false, retentionSeconds: 60))
+        kiosk.receive(.controls(seq: kiosk.nextSeq(), items: [ControlItem(id: "country", title: "Choose country")]))
+        _ = kiosk.press(.character("1"))
+        kiosk.advance(9)
+        kiosk.drop()
+        kiosk.advance(5)
+        kiosk.receive(.welcome(session: "s1", resumed: true, retentionSeconds: 60))
+        kiosk.advance(30)
+        kiosk.receive(.present(seq: kiosk.nextSeq(), id: "m8", modal: country))
+        #expect(kiosk.model.banner?.contains("This opened from the tap") != true)
+    }
+}

@@ -5,6 +5,7 @@ goes, once, without the person pressing anything again. Both failed on the page 
 resume's own messages counted as the check, the kept Enter was refused with the button still
 disabled, and nothing was sent."""
 import signal
+import time
 
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
@@ -76,3 +77,34 @@ def test_enter_kept_through_a_stalled_network_signs_in_once_it_is_back(host, pro
     page.screenshot("kept-enter-network-stalled")
     proxy.unstall()
     kept_sign_in_goes_once(page, modal_id, "tom@example.com", "kept-enter-network-back")
+
+
+def test_a_tap_to_a_stopped_host_is_said_to_wait_and_its_late_dialog_says_where_it_came_from(host, desktop):
+    """Issue 32's last cold trial: a tap while the host was stopped left the page saying
+    "Connected" with nothing busy for 12 s, and its dialog opened a minute later with no
+    word. Now the tap waits in words after 2 s, the lost connection is said of the tap, and
+    the late dialog says it came from that tap."""
+    page = desktop
+    page.open(host.base)
+    host.process.send_signal(signal.SIGSTOP)
+    try:
+        page.tap("country")
+        page.wait(4).until(lambda d: "“Choose country”: waiting for the host…" in page.toasts())
+        assert page.control_busy("country"), "the button shows the tap waits"
+        page.screenshot("tap-waits-for-a-stopped-host")
+        noticed_within(page, 12)
+        page.wait(3).until(lambda d: any(t.startswith("“Choose country” got no answer: the connection to the host was lost.")
+                                         for t in page.toasts()))
+        assert "“Choose country”: waiting for the host…" not in page.toasts()
+        time.sleep(5)
+    finally:
+        host.process.send_signal(signal.SIGCONT)
+    dialog = page.dialog(seconds=30)
+    assert "Choose a country" in dialog.text
+    line = dialog.find_element(By.CSS_SELECTOR, ".carried-line").text
+    assert line.startswith("This opened from the tap on “Choose country”"), line
+    assert "ago: the host read it only once it was back. Cancel it if it is not yours." in line, line
+    page.screenshot("late-tap-dialog-says-where-it-came-from")
+    page.button(dialog, "Cancel").click()
+    page.wait_toast("Country choice cancelled")
+    page.assert_no_bad_message()

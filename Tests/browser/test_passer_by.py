@@ -214,7 +214,7 @@ def test_a_saved_draft_outlives_a_host_restart_and_says_so(host, desktop):
     assert field(dialog, "Subject").get_attribute("value") == "Lift broken again"
     assert field(dialog, "To").get_attribute("value") == "support@example.com"
     assert dialog.find_element(By.CSS_SELECTOR, ".carried-line").text == \
-        "Your saved draft is back: the host had lost it before the host restarted."
+        "Your saved draft is back: the host lost it when it restarted."
     page.screenshot("restart-draft-back")
     page.button(dialog, "Send").click()
     page.wait_toast("Mail sent")

@@ -112,7 +112,14 @@ client.addEventListener("state", ({ detail }) => {
   banner.classList.remove("stopped");
   $("#retry").hidden = false;
   if (state === "open") { everOpen = true; clearTimeout(bannerTimer); bannerTimer = null; banner.hidden = true; }
-  if (state === "open") sendKeptTaps();
+  if (state === "open") {
+    backAt = Date.now();
+    sendKeptTaps();
+    // A tap lost with the connection that opens nothing soon after the host is back: over.
+    const lost = waitingTap;
+    if (lost?.lost) setTimeout(() => { if (waitingTap === lost) { waitingTap = null; } }, LATE_TAP_WINDOW_MS);
+  }
+  if (state === "reconnecting") tapLost();
   // Refused, unauthorized, closed: nothing goes (a reload's first "connecting" keeps them).
   else if (!["reconnecting", "connecting"].includes(state)) forgetKeptTaps();
   clearInterval(countdown);
@@ -158,6 +165,8 @@ function showInDialogs() {
 let controlItems = [];
 let pendingFocus = null;     // a control to focus once it is enabled again
 let lastTapped = null;       // the control whose flow most likely presents next
+let waitingTap = null;       // a tap not answered yet: {id, title, at, timer, notice, lost} (see tapSent)
+let backAt = 0;              // when the connection was last welcomed (Date.now())
 
 /** Controls work while the host is reachable, and while it is being reconnected to (a tap is
  *  then kept and goes once it is back); not once the host refused the page. */
@@ -281,6 +290,7 @@ function forgetKeptTaps() {
 }
 
 client.addEventListener("controls", ({ detail }) => {
+  if (waitingTap && !waitingTap.lost) endTapWait();
   controlItems = detail.items;
   const focused = document.activeElement?.dataset?.control ?? (document.activeElement === document.body ? pendingFocus : null);
   controlsBar.replaceChildren(...detail.items.map((item) => {
@@ -300,7 +310,8 @@ client.addEventListener("controls", ({ detail }) => {
     button.addEventListener("click", () => {
       lastTapped = item.id;
       if (keptTaps.has(item.id)) return showKeptTaps();      // kept already: it goes once
-      if (!client.tap(item.id) && client.state === "reconnecting") keepTap(item, button);
+      if (client.tap(item.id)) tapSent(item, button);
+      else if (client.state === "reconnecting") keepTap(item, button);
     });
     return button;
   }));
@@ -326,6 +337,46 @@ function toast(level, text) {
   toasts.append(box);
   setTimeout(() => box.remove(), level === "error" ? 15000 : 8000);
   while (toasts.children.length > 4) toasts.firstChild.remove();
+  return box;
+}
+
+// A tap the host has not answered yet. The host answers a tap at once (the control busy, a
+// dialog); with a host that stalled, the page said nothing for 12 s, and the dialog opened a
+// minute later with no word (issue 32's last cold trial). Now: after 2 s the button is busy
+// and a notice says the tap waits; when the connection is given up, the notice says the tap
+// got no answer; and a dialog that opens right after the host is back says it came from that
+// tap, and how long ago it was made.
+const TAP_WORDS_MS = 2000;
+const LATE_TAP_WINDOW_MS = 5000;
+
+function tapSent(item, button) {
+  endTapWait();
+  const tap = { id: item.id, title: item.title, at: Date.now(), lost: false, notice: null };
+  tap.timer = setTimeout(() => {
+    if (waitingTap !== tap || tap.lost) return;
+    setBusy(button, true);
+    tap.notice = toast("info", `“${tap.title}”: waiting for the host…`);
+  }, TAP_WORDS_MS);
+  waitingTap = tap;
+}
+
+/** The host answered something: the tap's wait is over. */
+function endTapWait() {
+  if (!waitingTap) return;
+  clearTimeout(waitingTap.timer);
+  waitingTap.notice?.remove();
+  const button = controlsBar.querySelector(`[data-control="${CSS.escape(waitingTap.id)}"]`);
+  if (button && !button.classList.contains("kept") && !waitingTap.lost) setBusy(button, false);
+  waitingTap = null;
+}
+
+/** The connection was given up with a tap unanswered: said of the tap, never of the person. */
+function tapLost() {
+  if (!waitingTap || waitingTap.lost) return;
+  clearTimeout(waitingTap.timer);
+  waitingTap.notice?.remove();
+  waitingTap.lost = true;
+  waitingTap.notice = toast("error", `“${waitingTap.title}” got no answer: the connection to the host was lost. Nothing happened yet; once it is back, tap it again if nothing opens.`);
 }
 
 // A request that ended while the page was away: the statuses the host kept for that time come
@@ -351,6 +402,7 @@ function addOutcome(text) {
 }
 
 client.addEventListener("status", ({ detail }) => {
+  if (waitingTap && !waitingTap.lost) endTapWait();
   toast(detail.level, detail.text);
   addOutcome(detail.text);
 });
@@ -477,7 +529,9 @@ function fillCarried(handle, modal) {
     node.dispatchEvent(new Event("input", { bubbles: true }));   // to the host, and to the page's own draft
   });
   const when = kept.why === "expired" ? "before your session expired" : "before the host restarted";
-  handle.carried(kept.draft ? `Your saved draft is back: the host had lost it ${when}.`
+  // The host lost the draft because it restarted (or the session expired), not before.
+  const lostWhen = kept.why === "expired" ? "when your session expired" : "when it restarted";
+  handle.carried(kept.draft ? `Your saved draft is back: the host lost it ${lostWhen}.`
                             : `Filled in again with what you typed ${when}.`);
 }
 
@@ -500,6 +554,10 @@ client.addEventListener("welcome", ({ detail: { session } }) => {
 });
 
 client.addEventListener("present", ({ detail: { id, modal, answered } }) => {
+  // A dialog that opens just after the host is back, while a tap it never answered waits:
+  // most likely that tap, read late by the host. Said, with when it was made.
+  const lateTap = waitingTap?.lost && Date.now() - backAt < LATE_TAP_WINDOW_MS && !answered ? waitingTap : null;
+  if (waitingTap) { if (waitingTap.lost) waitingTap.notice?.remove(); waitingTap.lost = false; endTapWait(); }
   // A notice left by an earlier modal gives way to the new one; not one holding text the
   // person wrote and has not copied yet (its OK takes it away).
   for (const notice of layer.querySelectorAll("dialog.notice:not(.keeps-text)")) notice.remove();
@@ -520,6 +578,10 @@ client.addEventListener("present", ({ detail: { id, modal, answered } }) => {
   if (answered) { handle.ui.alreadyAnswered(); handle.answerState(client.isOpen); }
   open.set(id, { handle, returnFocus, modal, initial: typedValues(handle.dialog) });
   if (!answered) fillCarried(handle, modal);
+  if (lateTap) {
+    const seconds = Math.max(1, Math.round((Date.now() - lateTap.at) / 1000));
+    handle.carried(`This opened from the tap on “${lateTap.title}” ${durationWords(seconds * 1000)} ago: the host read it only once it was back. Cancel it if it is not yours.`);
+  }
   showInDialogs();
 });
 
@@ -547,7 +609,10 @@ const NOTICES = {
     : ["Request cancelled", `Your session expired while the host could not be reached; this request was cancelled.${comesBack(carried)}`],
   ended: () => ["Request ended", "This request ended while the host could not be reached."],
   timeout: () => ["Request timed out", "This request was open too long and has been withdrawn."],
-  shutdown: () => ["Request cancelled", "The host is shutting down; this request was cancelled."],
+  // Named as the dialog was: the notice's heading stays when the restart's words replace these.
+  shutdown: (name) => name
+    ? [name, `The host is shutting down; “${name}” was cancelled.`]
+    : ["Request cancelled", "The host is shutting down; this request was cancelled."],
 };
 
 /** The name the person saw on a dialog (its heading), or null for an unnamed one. */
