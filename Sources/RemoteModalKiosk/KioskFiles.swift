@@ -50,12 +50,16 @@ public struct DiskFile: ClientFile {
         }
         guard !paths.isEmpty else { return .failure(Refusal(message: "Type the path of at least one file.")) }
         var files: [DiskFile] = []
+        var typedPaths: [String] = []
         for typed in paths {
-            switch file(typed).flatMap({ judged($0, typed: typed, accepted: accepted) }) {
-            case .success(let file): files.append(file)
+            switch file(typed) {
+            case .success(let file):
+                files.append(file)
+                typedPaths.append(typed)
             case .failure(let refusal): return .failure(refusal)
             }
         }
+        // The limits first, before anything is read; then each file's first bytes.
         let total = files.reduce(0) { $0 + $1.size }
         guard files.count <= limit, total <= maxBytes else {
             return .failure(
@@ -63,7 +67,14 @@ public struct DiskFile: ClientFile {
                     message: "Up to \(KioskModel.files(limit)), \(KioskModel.format(maxBytes)) in all; these are "
                         + "\(KioskModel.files(files.count)), \(KioskModel.format(total))."))
         }
-        return .success(files)
+        var judgedFiles: [DiskFile] = []
+        for (file, typed) in zip(files, typedPaths) {
+            switch judged(file, typed: typed, accepted: accepted) {
+            case .success(let file): judgedFiles.append(file)
+            case .failure(let refusal): return .failure(refusal)
+            }
+        }
+        return .success(judgedFiles)
     }
 
     static func file(_ typed: String) -> Result<DiskFile, Refusal> {
