@@ -11,15 +11,20 @@ from conformance_host import ROOT, ConformanceHost, verdicts
 
 KIOSK = os.environ.get("KIOSK_BIN", os.path.join(ROOT, ".build", "debug", "kiosk"))
 SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "kiosk-script.json")
-# The files the script picks, at least as large as the pickers' texts ask.
-FILES = {"photo-1.png": 40_000, "photo-2.png": 40_000, "song.mp3": 150_000, "large.png": 300_000}
+# The files the script picks, at least as large as the pickers' texts ask. Each starts as its
+# format does (the kiosk judges a picked file by its first bytes before it sends anything, as
+# the host does): the PNG signature, an ID3v2 tag; the rest is random.
+PNG = b"\x89PNG\r\n\x1a\n"
+ID3 = b"ID3\x03\x00"
+FILES = {"photo-1.png": (PNG, 40_000), "photo-2.png": (PNG, 40_000), "song.mp3": (ID3, 150_000),
+         "large.png": (PNG, 300_000)}
 
 
 def test_the_scripted_kiosk_passes_every_scenario(tmp_path):
     script = tmp_path / "kiosk-script.json"
     shutil.copy(SCRIPT, script)
-    for name, size in FILES.items():
-        (tmp_path / name).write_bytes(os.urandom(size))
+    for name, (head, size) in FILES.items():
+        (tmp_path / name).write_bytes(head + os.urandom(size - len(head)))
     host = ConformanceHost()
     try:
         kiosk = subprocess.run([KIOSK, host.url, "--name", "kiosk-conformance", "--script", str(script)],
