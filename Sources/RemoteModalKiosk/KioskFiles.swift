@@ -49,16 +49,14 @@ public struct DiskFile: ClientFile {
         default: return .failure(Refusal(message: "This is not a picker."))
         }
         guard !paths.isEmpty else { return .failure(Refusal(message: "Type the path of at least one file.")) }
-        var files: [DiskFile] = []
-        var typedPaths: [String] = []
+        var picked: [(file: DiskFile, typed: String)] = []
         for typed in paths {
             switch file(typed) {
-            case .success(let file):
-                files.append(file)
-                typedPaths.append(typed)
+            case .success(let file): picked.append((file, typed))
             case .failure(let refusal): return .failure(refusal)
             }
         }
+        let files = picked.map(\.file)
         // The limits first, before anything is read; then each file's first bytes.
         let total = files.reduce(0) { $0 + $1.size }
         guard files.count <= limit, total <= maxBytes else {
@@ -68,7 +66,7 @@ public struct DiskFile: ClientFile {
                         + "\(KioskModel.files(files.count)), \(KioskModel.format(total))."))
         }
         var judgedFiles: [DiskFile] = []
-        for (file, typed) in zip(files, typedPaths) {
+        for (file, typed) in picked {
             switch judged(file, typed: typed, accepted: accepted) {
             case .success(let file): judgedFiles.append(file)
             case .failure(let refusal): return .failure(refusal)

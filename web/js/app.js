@@ -117,11 +117,13 @@ client.addEventListener("state", ({ detail }) => {
     sendKeptTaps();
     // A tap lost with the connection that opens nothing soon after the host is back: over.
     const lost = waitingTap;
-    if (lost?.lost) setTimeout(() => { if (waitingTap === lost) { waitingTap = null; } }, LATE_TAP_WINDOW_MS);
+    if (lost?.lost) setTimeout(() => { if (waitingTap === lost) waitingTap = null; }, LATE_TAP_WINDOW_MS);
+  } else if (state === "reconnecting") {
+    tapLost();
+  } else if (state !== "connecting") {
+    // Refused, unauthorized, closed: nothing goes (a reload's first "connecting" keeps them).
+    forgetKeptTaps();
   }
-  if (state === "reconnecting") tapLost();
-  // Refused, unauthorized, closed: nothing goes (a reload's first "connecting" keeps them).
-  else if (!["reconnecting", "connecting"].includes(state)) forgetKeptTaps();
   clearInterval(countdown);
   // After a 1001 the host has cancelled every flow: nothing is kept for it, and no control
   // is busy any more (the new session's controls replace them).
@@ -162,6 +164,17 @@ function showInDialogs() {
   for (const { handle } of open.values()) handle.connection(text);
 }
 
+/** A `?NAME=SECONDS` parameter (0 or more) in milliseconds; `fallback` seconds when absent or
+ *  not such a number (said in the console). A function declaration: used above its place. */
+function secondsParam(name, fallback) {
+  const given = params.get(name);
+  if (given === null) return fallback * 1000;
+  const seconds = Number(given);
+  if (given.trim() !== "" && Number.isFinite(seconds) && seconds >= 0) return Math.round(seconds * 1000);
+  console.warn(`?${name}= takes a number of seconds, 0 or more (got ${given}); ${fallback} s it is`);
+  return fallback * 1000;
+}
+
 let controlItems = [];
 let pendingFocus = null;     // a control to focus once it is enabled again
 let lastTapped = null;       // the control whose flow most likely presents next
@@ -186,14 +199,7 @@ const TAPS_KEY = "remote-modal.taps";
 // How long a tap kept while the host is away waits for it (`?keepTapsFor=SECONDS`, default
 // 60; 0: a tap while away is not kept): past it the tap is dropped and said so, rather than
 // open a dialog minutes later for whoever stands at the screen then.
-const KEEP_TAPS_MS = (() => {
-  const given = params.get("keepTapsFor");
-  if (given === null) return 60_000;
-  const seconds = Number(given);
-  if (given.trim() !== "" && Number.isFinite(seconds) && seconds >= 0) return Math.round(seconds * 1000);
-  console.warn(`?keepTapsFor= takes a number of seconds, 0 or more (got ${given}); 60 s it is`);
-  return 60_000;
-})();
+const KEEP_TAPS_MS = secondsParam("keepTapsFor", 60);
 /** The taps a reload kept ([[control id, title, tapped at], ...]; an entry without its time
  *  counts from now); none when absent or malformed. */
 function restoreKeptTaps() {
@@ -449,14 +455,7 @@ const CARRY_KEY = "remote-modal.carry";
 // How long what a person typed and did not send stays readable or comes back
 // (`?forgetTypedAfter=SECONDS`, 0: never; default 120): an unattended screen is shared, and
 // the next passer-by neither reads it nor finds it filled in.
-const FORGET_TYPED_MS = (() => {
-  const given = params.get("forgetTypedAfter");
-  if (given === null) return 120_000;
-  const seconds = Number(given);
-  if (given.trim() !== "" && Number.isFinite(seconds) && seconds >= 0) return Math.round(seconds * 1000);
-  console.warn(`?forgetTypedAfter= takes a number of seconds, 0 or more (got ${given}); 120 s it is`);
-  return 120_000;
-})();
+const FORGET_TYPED_MS = secondsParam("forgetTypedAfter", 120);
 /** The carried entries not yet forgotten (older ones are dropped from storage as read). */
 function readCarried() {
   const carried = readJSON(CARRY_KEY) ?? {};
@@ -557,7 +556,7 @@ client.addEventListener("present", ({ detail: { id, modal, answered } }) => {
   // A dialog that opens just after the host is back, while a tap it never answered waits:
   // most likely that tap, read late by the host. Said, with when it was made.
   const lateTap = waitingTap?.lost && Date.now() - backAt < LATE_TAP_WINDOW_MS && !answered ? waitingTap : null;
-  if (waitingTap) { if (waitingTap.lost) waitingTap.notice?.remove(); waitingTap.lost = false; endTapWait(); }
+  if (waitingTap) { waitingTap.lost = false; endTapWait(); }     // lost no more: its button not busy
   // A notice left by an earlier modal gives way to the new one; not one holding text the
   // person wrote and has not copied yet (its OK takes it away).
   for (const notice of layer.querySelectorAll("dialog.notice:not(.keeps-text)")) notice.remove();
