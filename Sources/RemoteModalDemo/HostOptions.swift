@@ -54,6 +54,11 @@ public struct HostOptions: Sendable {
             FlagSpec(
                 "max-retained-sessions", value: "N",
                 help: "sessions kept for resume without a connection; past it the oldest end early (default 2000)"),
+            FlagSpec(
+                "hello-time-per-turn", value: "MICROSECONDS",
+                help:
+                    "time one loop turn may spend on hellos (new and resumed sessions); the rest wait for later turns, round robin by address (default 1000; 0: no bound)"
+            ),
             FlagSpec("upload-window", value: "N", help: "upload chunks a client may keep unacknowledged (default 8)"),
             FlagSpec(
                 "no-binary-uploads",
@@ -192,6 +197,7 @@ public struct HostOptions: Sendable {
         options.host.maxSessions = try flags.int("max-sessions", in: 1...10_000_000) ?? 10_000
         options.host.maxSessionsPerAddress = try flags.int("max-sessions-per-address", in: 1...10_000_000) ?? 64
         options.host.maxRetainedSessions = try flags.int("max-retained-sessions", in: 0...10_000_000) ?? 2_000
+        options.host.helloMicrosecondsPerTurn = try flags.int("hello-time-per-turn", in: 0...10_000_000) ?? 1_000
         options.server.maxOutgoingBytes =
             try flags.int("max-outgoing-memory", in: 1_048_576...(1 << 40)) ?? 256 * 1_048_576
         options.server.socketSendBufferBytes =

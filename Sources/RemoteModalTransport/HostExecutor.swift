@@ -13,9 +13,25 @@ public protocol HostExecutor: AnyObject, Sendable {
     /// Runs `work` on the executor soon, after work queued before it.
     /// - Parameter work: The work.
     func execute(_ work: @escaping @Sendable () -> Void)
+    /// Runs `work` after the executor has next served I/O: on a service loop, at the end
+    /// of a later turn, so that what arrived meanwhile (another client's message) is served
+    /// first. How a host spreads a burst of work over turns. Executors without turns run
+    /// it as ``execute(_:)`` does.
+    /// - Parameter work: The work.
+    func executeAfterNextPoll(_ work: @escaping @Sendable () -> Void)
+    /// A number that changes at every turn of the executor's loop (0 for executors
+    /// without one): work per turn is counted against it.
+    var turn: UInt64 { get }
 }
 
 extension HostExecutor {
+    /// Runs `work` as ``execute(_:)`` does (executors without turns).
+    /// - Parameter work: The work.
+    public func executeAfterNextPoll(_ work: @escaping @Sendable () -> Void) { execute(work) }
+
+    /// 0: no turns.
+    public var turn: UInt64 { 0 }
+
     /// Traps in debug builds when called off the executor (swift-nio's
     /// `assertInEventLoop`): confinement is checked, not only stated.
     /// - Parameters:

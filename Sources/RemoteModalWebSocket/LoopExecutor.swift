@@ -24,11 +24,16 @@ public final class LoopExecutor: HostExecutor {
     private struct State {
         var phase = Phase.notStarted
         var tasks: [@Sendable () -> Void] = []
+        /// Queued by `executeAfterNextPoll` in this turn; they run at the end of the next.
+        var afterPoll: [@Sendable () -> Void] = []
+        /// Queued by `executeAfterNextPoll` in the turn before: they run at this turn's end.
+        var dueAfterPoll: [@Sendable () -> Void] = []
         var wake: (@Sendable () -> Void)?
     }
 
     private let state = Locked(State())
     private let loopThread = Atomic<UInt>(0)
+    private let turns = Atomic<UInt64>(0)
     private let fallback = DispatchQueue(label: "remote-modal.loop-fallback")
     private let fallbackKey = DispatchSpecificKey<Bool>()
 
@@ -80,6 +85,26 @@ public final class LoopExecutor: HostExecutor {
         }
     }
 
+    /// Runs `work` at the end of the loop's next turn, after that turn's I/O (queued on the
+    /// loop; from another thread, or before or after the loop runs, as ``execute(_:)``).
+    /// The loop does not sleep while such work waits.
+    /// - Parameter work: The work; it must not block.
+    public func executeAfterNextPoll(_ work: @escaping @Sendable () -> Void) {
+        guard loopThread.load(ordering: .relaxed) == UInt(pthread_self()) else {
+            execute(work)
+            return
+        }
+        let queued = state.withLock { state -> Bool in
+            guard case .running = state.phase else { return false }
+            state.afterPoll.append(work)
+            return true
+        }
+        if !queued { execute(work) }
+    }
+
+    /// Changes at every turn of the loop (counts the turns that ended).
+    public var turn: UInt64 { turns.load(ordering: .relaxed) }
+
     // MARK: The loop's side (service thread)
 
     /// The loop starts on the calling thread; `wake` interrupts its wait.
@@ -103,8 +128,20 @@ public final class LoopExecutor: HostExecutor {
     /// starved; the loop is then woken so that its next poll does not sleep on the rest.
     /// - Parameter maxRounds: The most batches run in one call.
     func endOfTurn(maxRounds: Int = 16) {
-        guard drain(maxRounds: maxRounds) else { return }
-        state.withLock { $0.wake }?()
+        let due = state.withLock { state -> [@Sendable () -> Void] in
+            defer { state.dueAfterPoll = [] }
+            return state.dueAfterPoll
+        }
+        for task in due { task() }
+        let left = drain(maxRounds: maxRounds)
+        let (wake, waiting) = state.withLock { state -> ((@Sendable () -> Void)?, Bool) in
+            state.dueAfterPoll = state.afterPoll
+            state.afterPoll = []
+            return (state.wake, !state.dueAfterPoll.isEmpty)
+        }
+        turns.add(1, ordering: .relaxed)
+        // The next poll must not sleep on work left or due after it.
+        if left || waiting { wake?() }
     }
 
     /// Runs up to `maxRounds` batches of queued work; returns whether work is left.
@@ -128,8 +165,12 @@ public final class LoopExecutor: HostExecutor {
         let tasks = state.withLock { state -> [@Sendable () -> Void] in
             state.phase = .exited
             state.wake = nil
-            defer { state.tasks = [] }
-            return state.tasks
+            defer {
+                state.tasks = []
+                state.dueAfterPoll = []
+                state.afterPoll = []
+            }
+            return state.dueAfterPoll + state.tasks + state.afterPoll
         }
         loopThread.store(0, ordering: .releasing)
         fallback.sync {

@@ -99,6 +99,32 @@ struct AdmissionTests {
         #expect(over.closeCode == .tryAgainLater)
     }
 
+    @Test func aSessionThatCameBackAndLeftAgainIsEvictedByItsLatestDisconnect() {
+        let harness = HostHarness { $0.maxSessionsPerAddress = 2 }
+        let first = hello(harness, peer: "127.0.0.5", name: "first")
+        let second = hello(harness, peer: "127.0.0.5", name: "second")
+        first.disconnect()
+        second.disconnect()
+        harness.settle()
+        // The first comes back and leaves many times: it is now the most recently left.
+        var latest = first
+        for _ in 0..<100 {
+            latest = hello(harness, peer: "127.0.0.5", name: "first", resume: first.session)
+            #expect(latest.session == first.session)
+            latest.disconnect()
+            harness.settle()
+        }
+        // A third session from the address pushes out the second (left longest ago), not the first.
+        _ = hello(harness, peer: "127.0.0.5", name: "third")
+        let firstBack = hello(harness, peer: "127.0.0.5", resume: first.session)
+        #expect(firstBack.frames.first?.contains("\"resumed\":true") == true)
+        firstBack.disconnect()
+        harness.settle()
+        let secondBack = hello(harness, peer: "127.0.0.5", resume: second.session)
+        #expect(secondBack.frames.first?.contains("\"resumed\":false") == true)
+        #expect(harness.host.metricsText.contains("remote_modal_sessions_evicted_total 2"))
+    }
+
     @Test func anActionIsJudgedOnTheResultsOwnTextFields() {
         let harness = HostHarness()
         let client = harness.connect()

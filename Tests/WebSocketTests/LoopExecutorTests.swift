@@ -69,4 +69,26 @@ struct LoopExecutorTests {
         // Work is left: the loop must not sleep in its next poll.
         #expect(wakes.load(ordering: .relaxed) == 1)
     }
+
+    @Test func workForAfterTheNextPollSkipsOneTurnAndKeepsTheLoopAwake() {
+        let executor = LoopExecutor()
+        let wakes = Atomic<Int>(0)
+        let order = Mutex<[String]>([])
+        onLoopThread {
+            executor.loopStarted { wakes.add(1, ordering: .relaxed) }
+            let first = executor.turn
+            executor.executeAfterNextPoll { order.withLock { $0.append("after poll") } }
+            executor.execute { order.withLock { $0.append("this turn") } }
+            executor.endOfTurn()
+            // Not in the turn that queued it, and the next poll must not sleep on it.
+            #expect(order.withLock { $0 } == ["this turn"])
+            #expect(wakes.load(ordering: .relaxed) == 1)
+            #expect(executor.turn != first)
+            // What the next turn's I/O queued runs before it; nothing is left to wake for.
+            executor.execute { order.withLock { $0.append("next turn's I/O") } }
+            executor.endOfTurn()
+            #expect(order.withLock { $0 } == ["this turn", "after poll", "next turn's I/O"])
+            #expect(wakes.load(ordering: .relaxed) == 1)
+        }
+    }
 }

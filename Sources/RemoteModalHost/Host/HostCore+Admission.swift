@@ -32,13 +32,14 @@ extension HostCore {
     /// is what the caps need. Returns the refusal reason when there is no room.
     func admitSession(from address: String) -> String? {
         if sessionsByAddress[address, default: 0] >= configuration.maxSessionsPerAddress {
-            guard let victim = evictionCandidate(where: { $0.address == address }) else {
+            guard let victim = retainedOrderByAddress[address]?.candidate() else {
+                retainedOrderByAddress[address] = nil
                 return "too many sessions from this address"
             }
             evict(victim, because: "its address is at its session limit")
         }
         if sessions.count >= configuration.maxSessions {
-            guard let victim = evictionCandidate(where: { _ in true }) else { return "host at session capacity" }
+            guard let victim = retainedOrder.candidate() else { return "host at session capacity" }
             evict(victim, because: "the host is at its session limit")
         }
         return nil
@@ -46,27 +47,9 @@ extension HostCore {
 
     /// Ends the oldest retained sessions while more than `maxRetainedSessions` are kept.
     func enforceRetainedLimit() {
-        while retainedCount > configuration.maxRetainedSessions,
-            let victim = evictionCandidate(where: { _ in true })
-        {
+        while retainedCount > configuration.maxRetainedSessions, let victim = retainedOrder.candidate() {
             evict(victim, because: "more than \(configuration.maxRetainedSessions) sessions are retained")
         }
-    }
-
-    /// The retained session to end first: nothing pending before something pending, then
-    /// the longest disconnected.
-    private func evictionCandidate(where matches: (SessionState) -> Bool) -> SessionState? {
-        var best: SessionState?
-        for session in sessions.values where session.alive && session.disconnectOrder != nil && matches(session) {
-            guard let current = best else {
-                best = session
-                continue
-            }
-            let key = (session.pending.isEmpty ? 0 : 1, session.disconnectOrder ?? 0)
-            let bestKey = (current.pending.isEmpty ? 0 : 1, current.disconnectOrder ?? 0)
-            if key < bestKey { best = session }
-        }
-        return best
     }
 
     private func evict(_ session: SessionState, because reason: String) {

@@ -154,6 +154,7 @@ extension HostCore {
         if case .group(let name) = presenter.target {
             presentation.requesterID = presenter.requester?.id
             presentation.groupName = name
+            openGroupPresentations[name, default: [:]][ObjectIdentifier(presentation)] = presentation
         }
         presentation.disabledActions = sameTokenAsDisabled(presenter.disabledActions, among: targets)
         presentation.disabledExplanation = presenter.disabledExplanation
@@ -230,18 +231,15 @@ extension HostCore {
     /// the requester's token. Presentations that came from another host of a cluster are not
     /// shown late.
     func showOpenGroupPresentations(to session: SessionState) {
-        guard let group = session.client.group else { return }
-        var open: [ObjectIdentifier: Presentation] = [:]
-        for member in sessions.values where member !== session && member.client.group == group {
-            for presentation in member.pending.values
-            where presentation.groupName == group && !presentation.finished
-                && presentation.cluster?.isOrigin ?? true
-            {
-                open[ObjectIdentifier(presentation)] = presentation
-            }
+        guard let group = session.client.group, let open = openGroupPresentations[group] else { return }
+        // Those still shown on another member of the group (a group presentation whose
+        // members all left waits for none: it is not shown to newcomers).
+        let shown = open.values.filter { presentation in
+            !presentation.finished && (presentation.cluster?.isOrigin ?? true)
+                && presentation.targets.contains { $0.session !== session && $0.session.client.group == group }
         }
         let limit = configuration.maxPendingModalsPerSession
-        for presentation in open.values.sorted(by: { $0.presentedAt < $1.presentedAt }) {
+        for presentation in shown.sorted(by: { $0.presentedAt < $1.presentedAt }) {
             guard session.capabilities.contains(presentation.description.capability),
                 !presentation.targets.contains(where: { $0.session === session })
             else { continue }
@@ -300,6 +298,10 @@ extension HostCore {
         executor.assertInExecutor()
         guard !presentation.finished else { return }
         presentation.finished = true
+        if let group = presentation.groupName {
+            openGroupPresentations[group]?[ObjectIdentifier(presentation)] = nil
+            if openGroupPresentations[group]?.isEmpty == true { openGroupPresentations[group] = nil }
+        }
         presentation.timeout?.dispose()
         presentation.stallTimer?.dispose()
         presentation.stallTimer = nil

@@ -26,7 +26,10 @@ extension HostCore {
         sessions[session.id] = nil
         if session.disconnectOrder != nil { retainedCount -= 1 }
         sessionsByAddress[session.address, default: 1] -= 1
-        if sessionsByAddress[session.address] == 0 { sessionsByAddress[session.address] = nil }
+        if sessionsByAddress[session.address] == 0 {
+            sessionsByAddress[session.address] = nil
+            retainedOrderByAddress[session.address] = nil
+        }
         for modalID in session.pendingOrder {
             guard let presentation = session.pending[modalID], !presentation.finished else { continue }
             let others = presentation.targets.filter { $0.session !== session && $0.session.alive }

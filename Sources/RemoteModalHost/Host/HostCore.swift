@@ -39,6 +39,19 @@ final class HostCore: @unchecked Sendable {
     var retainedCount = 0
     /// Sessions that lost their last connection so far (orders retained sessions).
     var disconnects = 0
+    /// Retained sessions, longest disconnected first: the host's and each address's
+    /// (eviction reads the front instead of walking every session).
+    var retainedOrder = RetainedOrder()
+    var retainedOrderByAddress: [String: RetainedOrder] = [:]
+    /// Group presentations not yet finished, by group name: a session joining a group is
+    /// shown these without a walk over every session.
+    var openGroupPresentations: [String: [ObjectIdentifier: Presentation]] = [:]
+    /// Hellos waiting for a later loop turn, and the time hellos took in the current one
+    /// (`helloMicrosecondsPerTurn`, HostCore+HelloPacing.swift).
+    var helloQueue = HelloQueue()
+    var helloNanosecondsThisTurn: UInt64 = 0
+    var helloTurn: UInt64 = 0
+    var helloTurnScheduled = false
     var trimTimer: (any Disposable)?
     /// Recently sent controls lists with their encodings, most recent first, shared by the
     /// sessions that show them (`internedControls`).
@@ -180,6 +193,8 @@ final class HostCore: @unchecked Sendable {
             disconnects += 1
             session.disconnectOrder = disconnects
             retainedCount += 1
+            retainedOrder.append(session)
+            retainedOrderByAddress[session.address, default: RetainedOrder()].append(session)
             startRetention(session)
             enforceRetainedLimit()
         }
@@ -216,10 +231,19 @@ final class HostCore: @unchecked Sendable {
         case .success(let value):
             message = value
         }
+        if connection.queuedHello != nil {
+            hold(message, behindHelloOf: connection)
+            return
+        }
+        dispatch(message, on: connection)
+    }
+
+    /// Handles one message that passed the rate limit and decoding.
+    func dispatch(_ message: ClientMessage, on connection: ConnectionState) {
         let outcome: ProtocolError?
         switch (connection.phase, message) {
         case (.awaitingHello, .hello(let hello)):
-            outcome = acceptHello(connection, hello)
+            outcome = admitOrQueue(connection, hello)
         case (.awaitingHello, _):
             outcome = ProtocolError(.helloRequired, "send hello first", ref: message.type)
         case (.joined, .hello):
@@ -251,7 +275,7 @@ final class HostCore: @unchecked Sendable {
         }
     }
 
-    private func acceptHello(_ connection: ConnectionState, _ hello: Hello) -> ProtocolError? {
+    func acceptHello(_ connection: ConnectionState, _ hello: Hello) -> ProtocolError? {
         guard hello.protocolVersion == 1 else {
             let error = ProtocolError(.unsupportedProtocol, "this host speaks protocol 1", ref: "hello")
             metrics.update { $0.errors[error.code, default: 0] += 1 }

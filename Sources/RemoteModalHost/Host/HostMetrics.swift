@@ -19,6 +19,10 @@ final class HostMetrics: Sendable {
         var dismissed = Array(repeating: 0, count: DismissReason.allCases.count)
         var errors: [ErrorCode: Int] = [:]
         var sessionsEvicted = 0
+        /// Hellos that waited for a later loop turn (`helloMicrosecondsPerTurn`), and how
+        /// many wait now.
+        var hellosDeferred = 0
+        var hellosWaiting = 0
         var admissionsRefused: [String: Int] = [:]
         var uploadBytes = 0
         var uploadChunksRefused = 0
@@ -130,6 +134,13 @@ final class HostMetrics: Sendable {
         metric(
             "remote_modal_sessions_evicted_total", "counter", "Retained sessions ended early to admit others.",
             [("", "\(counters.sessionsEvicted)")])
+        metric(
+            "remote_modal_hellos_deferred_total", "counter",
+            "Hellos handled in a later loop turn: the turn's time for hellos (--hello-time-per-turn) was spent.",
+            [("", "\(counters.hellosDeferred)")])
+        metric(
+            "remote_modal_hellos_waiting", "gauge", "Hellos waiting for a loop turn now.",
+            [("", "\(counters.hellosWaiting)")])
         metric(
             "remote_modal_sessions_refused_total", "counter", "New sessions refused (close 1013), by reason.",
             ["too many sessions from this address", "host at session capacity"].map {

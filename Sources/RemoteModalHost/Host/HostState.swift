@@ -24,6 +24,10 @@ final class ConnectionState: @unchecked Sendable {
     /// chunks the client has unacknowledged as far as the host can tell.
     var heldAcks: [HeldAck] = []
     var ackTimer: (any Disposable)?
+    /// A `hello` waiting for a later loop turn (`helloMicrosecondsPerTurn`), and what the
+    /// client sent after it meanwhile (handled after it, in order).
+    var queuedHello: Hello?
+    var heldMessages: [ClientMessage] = []
 
     init(id: ConnectionID, info: ConnectionInfo, bucket: TokenBucket, uploadPacer: UploadPacer) {
         self.id = id

@@ -60,6 +60,11 @@ public struct ModalHostConfiguration: Sendable {
     /// The most sessions kept without a connection (retained for resume). Past it the
     /// oldest retained session is ended early, those with nothing pending first.
     public var maxRetainedSessions = 2_000
+    /// Microseconds of `hello` handling (sessions created or resumed, their flows started)
+    /// one turn of the host's loop may spend; the hellos past it wait for later turns,
+    /// served round robin by client address, so that a burst of new sessions from some
+    /// addresses delays other clients' messages by at most about this much. 0: no bound.
+    public var helloMicrosecondsPerTurn = 1_000
     /// Token grants (`--token-file`): each token's name and groups. With grants (or
     /// ``accessToken``) a `hello` without a known token is refused.
     public var tokenGrants: [TokenGrant] = []
