@@ -96,6 +96,9 @@ def test_a_tap_to_a_stopped_host_is_said_to_wait_and_its_late_dialog_says_where_
         page.wait(3).until(lambda d: any(t.startswith("“Choose country” got no answer: the connection to the host was lost.")
                                          for t in page.toasts()))
         assert "“Choose country”: waiting for the host…" not in page.toasts()
+        # The second cold trial: the button kept spinning beside "Nothing happened yet".
+        assert not page.control_busy("country"), "a lost tap's button does not spin"
+        page.screenshot("tap-lost-button-idle")
         time.sleep(5)
     finally:
         host.process.send_signal(signal.SIGCONT)

@@ -36,6 +36,11 @@ def test_a_control_tapped_while_the_host_is_unreachable_is_kept_shown_and_sent_o
     page.find("#retry").click()
     dialog = page.dialog()
     assert "Choose a country" in dialog.text
+    # The second cold trial: the dialog a kept tap opens says where it came from.
+    line = dialog.find_element(By.CSS_SELECTOR, ".carried-line").text
+    assert line.startswith("This opened from the tap on “Choose country”"), line
+    assert line.endswith("kept while the host was away and sent when it was back. Cancel it if it is not yours."), line
+    page.screenshot("kept-tap-dialog-says-where-it-came-from")
     time.sleep(1)
     assert [m["control"] for m in page.sent("event")] == ["country"], "sent exactly once"
     assert not page.find("#kept-taps").is_displayed()

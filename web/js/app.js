@@ -277,9 +277,21 @@ function showKeptTaps() {
 showKeptTaps();                // a reload's kept taps, said with the banner
 armTapExpiry();                // (async: what it may say is set up below)
 
+// Kept taps just sent: the dialog one of them opens says so (the second cold trial: after a
+// restart a kept tap opened its dialog with no word of where it came from).
+let sentKeptTaps = [];
+
+/** The oldest kept tap sent within the last few seconds, taken: it opened this dialog. */
+function takeSentKeptTap() {
+  sentKeptTaps = sentKeptTaps.filter((tap) => Date.now() - tap.sentAt < LATE_TAP_WINDOW_MS);
+  return sentKeptTaps.shift() ?? null;
+}
+
 function sendKeptTaps() {
   expireKeptTaps();            // a reload or a sleeping tab may not have run the timer
   const ids = [...keptTaps.keys()];
+  const sentAt = Date.now();
+  sentKeptTaps = [...keptTaps.values()].map((tap) => ({ title: tap.title, at: tap.at, sentAt }));
   keptTaps.clear();
   tapsFromReload = false;
   persistKeptTaps();           // out of the store before they go: never sent twice
@@ -382,6 +394,9 @@ function tapLost() {
   clearTimeout(waitingTap.timer);
   waitingTap.notice?.remove();
   waitingTap.lost = true;
+  // Its button stops spinning: "Nothing happened yet" beside a busy button read as still going.
+  const button = controlsBar.querySelector(`[data-control="${CSS.escape(waitingTap.id)}"]`);
+  if (button && !button.classList.contains("kept")) setBusy(button, false);
   waitingTap.notice = toast("error", `“${waitingTap.title}” got no answer: the connection to the host was lost. Nothing happened yet; once it is back, tap it again if nothing opens.`);
 }
 
@@ -577,9 +592,13 @@ client.addEventListener("present", ({ detail: { id, modal, answered } }) => {
   if (answered) { handle.ui.alreadyAnswered(); handle.answerState(client.isOpen); }
   open.set(id, { handle, returnFocus, modal, initial: typedValues(handle.dialog) });
   if (!answered) fillCarried(handle, modal);
+  const keptTap = lateTap || answered ? null : takeSentKeptTap();
   if (lateTap) {
     const seconds = Math.max(1, Math.round((Date.now() - lateTap.at) / 1000));
     handle.carried(`This opened from the tap on “${lateTap.title}” ${durationWords(seconds * 1000)} ago: the host read it only once it was back. Cancel it if it is not yours.`);
+  } else if (keptTap) {
+    const seconds = Math.max(1, Math.round((Date.now() - keptTap.at) / 1000));
+    handle.carried(`This opened from the tap on “${keptTap.title}” ${durationWords(seconds * 1000)} ago, kept while the host was away and sent when it was back. Cancel it if it is not yours.`);
   }
   showInDialogs();
 });
@@ -664,4 +683,11 @@ if (groupTooLong) {
           "", { retry: false });
 } else {
   client.connect();
+}
+
+// The page's files kept for a reload while the host is away (web/sw.js): the page then opens
+// and says what is happening instead of the browser's error page. Only in a secure context
+// (https, or http on localhost); elsewhere the page goes without.
+if ("serviceWorker" in navigator && window.isSecureContext) {
+  navigator.serviceWorker.register("sw.js").catch((error) => console.warn("no offline copy of the page:", error.message));
 }
