@@ -352,6 +352,11 @@ public struct KioskModel: Sendable {
             if let lost = lostTap {
                 lostTap = nil
                 if !answered, seenAt - connectedAt < Self.lateTapWindow {
+                    // "Tap it again if nothing opens" is untrue once it opened (the second
+                    // cold trial read it beside the dialog).
+                    let lostWords = "\u{201C}\(lost.title)\u{201D} got no answer:"
+                    notices.removeAll { $0.text.hasPrefix(lostWords) }
+                    if banner?.hasPrefix(lostWords) == true { banner = nil }
                     let ago = Self.duration(max(1, seenAt - lost.since))
                     say(
                         .info,
