@@ -164,7 +164,11 @@ extension KioskModel {
             words = Self.checkingWords(choice.title, connected: connection == .connected)
             pendingChoice = PendingChoice(id: open.id, index: index, until: open.typedAt + Self.checkWindow)
         } else if connection != .connected {
-            words = "\u{201C}\(choice.title)\u{201D}\(Self.waitsWhileOffline)"
+            // Kept, as the page keeps it (the second cold trial: Enter on Sign in typed
+            // offline was lost): the host judges the fields once it is back, then it is chosen
+            // or the host's rule is said (`takeDueChoice`; its window starts at the welcome).
+            words = Self.keptWhileOffline(choice.title)
+            pendingChoice = PendingChoice(id: open.id, index: index, until: .infinity)
         } else if let explanation = choice.explanation {
             words = "\u{201C}\(choice.title)\u{201D} is not available yet: \(Self.clean(explanation))"
         } else {
@@ -176,6 +180,11 @@ extension KioskModel {
 
     /// What the top line says of a choice kept while the host judges what was typed: checking
     /// while the host is connected, waiting for it while it is not.
+    /// What a disabled choice pressed while the host is not connected says: it is kept.
+    static func keptWhileOffline(_ title: String) -> String {
+        "Saved: \u{201C}\(title)\u{201D} is chosen once the host is back and has checked what is filled in."
+    }
+
     static func checkingWords(_ title: String, connected: Bool) -> String {
         connected
             ? "Checking with the host whether \u{201C}\(title)\u{201D} can be chosen..."

@@ -456,6 +456,8 @@ public struct KioskModel: Sendable {
         }
         guard case .connected = state else { return }
         welcomed = true
+        // A choice kept while offline: the host now judges what is filled in; its window runs.
+        if pendingChoice?.until == .infinity { pendingChoice?.until = seenAt + Self.checkWindow }
         // "Not connected" is wrong once connected: it goes, from the banner and the notices.
         if banner?.hasSuffix(Self.waitsWhileOffline) == true, bannerNotice == nil { banner = nil }
         if bannerNotice?.text == Self.notConnected {

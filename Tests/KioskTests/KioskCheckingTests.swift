@@ -42,4 +42,47 @@ struct KioskCheckingTests {
         #expect(kiosk.model.banner?.contains("is not available with what is filled in") == true)
         #expect(kiosk.screen().contains("[2] Sign In (disabled)"))
     }
+
+    /// The second cold trial: Enter on Sign in, typed and pressed while the host was away, was
+    /// lost ("waits for the host, which is not connected", and nothing once it was back).
+    @Test func aChoicePressedOfflineIsKeptAndChosenOnceTheHostIsBackAndEnablesIt() {
+        var kiosk = typed()
+        kiosk.advance(KioskModel.checkWindow + 0.1)
+        kiosk.drop()
+        kiosk.advance(KioskModel.checkWindow + 0.1)
+        #expect(kiosk.press(.character("2")).isEmpty)
+        #expect(
+            kiosk.model.banner
+                == "Saved: \u{201C}Sign In\u{201D} is chosen once the host is back and has checked what is filled in.")
+        // Still kept while the host is away, however long.
+        kiosk.advance(30)
+        #expect(kiosk.model.takeDueChoice(now: kiosk.now).isEmpty)
+        kiosk.receive(.welcome(session: "s1", resumed: true, retentionSeconds: 60))
+        kiosk.receive(.present(seq: kiosk.nextSeq(), id: "m1", modal: signIn))
+        kiosk.receive(.resumed(seq: kiosk.nextSeq()))
+        kiosk.receive(.update(seq: kiosk.nextSeq(), id: "m1", actions: [true, true]))
+        var answers: [ClientMessage] = []
+        for intent in kiosk.model.takeDueChoice(now: kiosk.now) {
+            if case .answer(let id, let reply) = intent {
+                let before = kiosk.sent.count
+                kiosk.run(kiosk.machine.handle(.answered(id: id, reply)))
+                answers += kiosk.sent[before...]
+            }
+        }
+        #expect(answers.contains { if case .result(id: "m1", _) = $0 { true } else { false } })
+    }
+
+    @Test func aChoiceKeptOfflineThatTheHostStillRefusesSaysTheRuleOnceBack() {
+        var kiosk = typed()
+        kiosk.advance(KioskModel.checkWindow + 0.1)
+        kiosk.drop()
+        kiosk.advance(KioskModel.checkWindow + 0.1)
+        #expect(kiosk.press(.character("2")).isEmpty)
+        kiosk.receive(.welcome(session: "s1", resumed: true, retentionSeconds: 60))
+        kiosk.receive(.present(seq: kiosk.nextSeq(), id: "m1", modal: signIn))
+        kiosk.receive(.resumed(seq: kiosk.nextSeq()))
+        kiosk.advance(KioskModel.checkWindow + 0.1)
+        #expect(kiosk.model.takeDueChoice(now: kiosk.now).isEmpty)
+        #expect(kiosk.model.banner?.contains("is not available with what is filled in") == true)
+    }
 }

@@ -249,3 +249,30 @@ def test_escape_on_the_requesters_copy_at_40x12_says_its_rule_without_hiding_the
     finally:
         kiosk.close()
         host.stop()
+
+
+def test_sign_in_typed_and_chosen_while_the_host_is_silent_is_kept_and_signs_in_once_back():
+    """The second cold trial: e-mail and password typed while the host was silent, then Enter
+    on Sign in: "waits for the host, which is not connected", and nothing once it was back.
+    Now the choice is kept in words, and goes once the host is back and has checked."""
+    port = free_port()
+    host = start_host(port)
+    kiosk = kiosk_on(port, name="typer")
+    try:
+        kiosk.wait_for("[1] Sign in")
+        kiosk.keys("1")
+        kiosk.wait_for("== Sign in ==")
+        with stopped(host):
+            kiosk.wait_for(NOT_ANSWERING, seconds=40)
+            kiosk.keys("-l", "eve@example.com")
+            kiosk.keys("Enter")
+            kiosk.keys("-l", "pw")
+            kiosk.keys("Enter")
+            kiosk.keys("2")
+            kiosk.wait_for("Saved: \u201cSign In\u201d is chosen once the host is back", seconds=5)
+            capture(kiosk, "sign-in-kept-while-host-silent")
+        kiosk.wait_for("Signed in as eve@example.com", seconds=30)
+        capture(kiosk, "sign-in-kept-went-once-back")
+    finally:
+        kiosk.close()
+        host.stop()
