@@ -82,4 +82,20 @@ struct SocketChurnTests {
         Thread.sleep(forTimeInterval: 1.1)
         #expect(statusCode(rawRequest(port: port, connect)) == 405, "a token back after a second")
     }
+
+    /// A trusted proxy (nginx in front of the host) opens and ends sockets for every client
+    /// behind it: it is never charged, or one busy proxy would lock everyone out.
+    @Test func socketsFromATrustedProxyAreNeverCharged() throws {
+        let server = try makeEchoServer {
+            $0.socketChurnPerAddress = 1
+            $0.socketChurnBurstPerAddress = 3
+            $0.trustedProxies = ["127.0.0.1"]
+        }
+        defer { server.stop() }
+        let port = server.port
+        let connect = "CONNECT example.com:443 HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n\r\n"
+        // Ten times the burst, faster than the rate: every one answered, none closed on arrival.
+        for _ in 0..<30 { #expect(statusCode(rawRequest(port: port, connect)) == 405) }
+        #expect(server.stats.refusals["address_churn", default: 0] == 0)
+    }
 }
