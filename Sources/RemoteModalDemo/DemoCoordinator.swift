@@ -164,7 +164,12 @@ final class ApprovalCoordinator: SessionCoordinator<Void>, @unchecked Sendable {
             ]
         )
         .map { text in
-            for member in session.groupSessions { member.notify(text, level: .info) }
+            // The requester is told even while its screen is away (a cut): the host keeps the
+            // status for its resume. `groupSessions` lists connected screens only, and the
+            // second cold trial's requester, back after a cut, was told only "ended".
+            var told = session.groupSessions
+            if !told.contains(where: { $0.id == requesterID }) { told.append(session) }
+            for member in told { member.notify(text, level: .info) }
         }
         .catch { error in
             switch error {

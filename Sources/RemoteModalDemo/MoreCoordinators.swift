@@ -58,7 +58,9 @@ final class ContactCoordinator: SessionCoordinator<Void>, @unchecked Sendable {
                     switch result.status {
                     case .saved:
                         drafts.mail.withLock { $0 = result.mail }
-                        session.notify("Mail saved as a draft on the host: Mail opens it again until the host restarts", level: .info)
+                        session.notify(
+                            "Mail saved as a draft on the host: Mail opens it again until the host restarts",
+                            level: .info)
                     case .sent:
                         drafts.mail.withLock { $0 = nil }
                         session.notify("Mail sent", level: .success)

@@ -306,3 +306,33 @@ def test_an_approval_given_while_the_requester_was_away_is_said_in_its_ended_not
         page.assert_no_bad_message()
     finally:
         approver.close()
+
+
+def test_an_approval_given_while_the_requesters_network_was_cut_is_said_in_its_ended_notice(host, proxy, desktop):
+    """The second cold trial: the requester's network cut (its session away from the host's
+    view, unlike a stopped host), the other screen approved; back, the page said only "This
+    request ended…": the outcome went to connected screens only. Now the host keeps it for
+    the requester's resume and the notice says it."""
+    page = desktop
+    page.open(proxy.base, "?group=team&name=asker")
+    approver = Peer(host.url, name="boss", group="team")
+    try:
+        page.tap("approve")
+        page.dialog()
+        present = approver.expect("present")
+        proxy.cut()
+        page.wait(20).until(lambda d: page.connection_state() == "reconnecting")
+        time.sleep(1)
+        approver.call(approver.client.send({"type": "result", "id": present["id"], "value": {"action": 0}}))
+        assert approver.expect("status", text="Approved by boss")
+        proxy.restore()
+        page.wait(40).until(lambda d: page.connection_state() == "open")
+        notice = "return document.querySelector('dialog.modal.notice[open]')?.innerText ?? ''"
+        page.wait(20).until(lambda d: "Request ended" in page.script(notice))
+        page.wait(5).until(lambda d: "\u201CApproved by boss\u201D" in page.script(notice))
+        text = page.script(notice)
+        assert "The host said meanwhile: \u201CApproved by boss\u201D" in text, text
+        page.screenshot("ended-notice-after-a-cut-says-the-approval")
+        page.assert_no_bad_message()
+    finally:
+        approver.close()

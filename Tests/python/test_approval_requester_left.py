@@ -56,3 +56,36 @@ def test_an_answered_approval_says_nothing_when_the_requester_leaves_later():
         assert not any(m.get("type") == "status" and "screen left" in m.get("text", "") for m in late), late
 
     with_a_pending_approval(scenario)
+
+
+def test_a_requester_cut_off_when_approved_is_told_the_outcome_when_it_comes_back():
+    """The second cold trial: a requester whose network was cut while another screen approved
+    came back to "This request ended" only; the outcome went to connected screens only."""
+    host = Host("--retention", "30")
+
+    async def run():
+        ann = await ProtocolClient.open(host.url, name="Ann", group="team")
+        boss = await ProtocolClient.open(host.url, name="Boss", group="team")
+        try:
+            await ann.tap("approve")
+            present = await boss.expect("present", timeout=10)
+            await ann.expect("present", timeout=10)
+            session, seen = ann.session, ann.last_seq
+            await ann.close()                        # the requester's screen is cut off
+            await asyncio.sleep(0.5)
+            await boss.send({"type": "result", "id": present["id"], "value": {"action": 0}})
+            assert (await boss.expect("status", timeout=10))["text"] == "Approved by Boss"
+            back = await ProtocolClient.open(host.url, name="Ann", group="team", resume=session, last_seq=seen)
+            try:
+                assert back.session == session
+                status = await back.expect("status", timeout=10)
+                assert status["text"] == "Approved by Boss", status
+            finally:
+                await back.close()
+        finally:
+            await boss.close()
+
+    try:
+        asyncio.run(asyncio.wait_for(run(), 60))
+    finally:
+        host.stop()
