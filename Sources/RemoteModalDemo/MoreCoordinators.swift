@@ -59,7 +59,7 @@ final class ContactCoordinator: SessionCoordinator<Void>, @unchecked Sendable {
                     case .saved:
                         drafts.mail.withLock { $0 = result.mail }
                         session.notify(
-                            "Mail saved as a draft on the host: Mail opens it again until the host restarts",
+                            "Mail saved as a draft on the host: Mail opens it again on this screen until the host restarts or the screen is away too long",
                             level: .info)
                     case .sent:
                         drafts.mail.withLock { $0 = nil }

@@ -49,7 +49,7 @@ def test_save_draft_keeps_the_mail_and_reopening_mail_shows_it(kiosk):
     kiosk.keys("Tab", "Tab")        # past the body, to the choices
     kiosk.wait_for("<- Enter")
     kiosk.keys("2")                 # Save draft
-    kiosk.wait_for("Mail saved as a draft on the host: Mail opens it again until the host restarts")
+    kiosk.wait_for("Mail saved as a draft on the host: Mail opens it again on this screen")
     kiosk.wait_for("[2] Contact us")
     kiosk.keys("2")
     kiosk.wait_for("== Contact us ==")
