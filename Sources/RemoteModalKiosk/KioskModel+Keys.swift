@@ -159,11 +159,15 @@ extension KioskModel {
     mutating func refuse(_ index: Int, in open: OpenModal, now: Double) {
         let choice = open.choices[index]
         let words: String
-        if open.hostChecking || now - open.typedAt < Self.checkWindow {
+        // Only what depends on typed text waits for the host's check: a choice of a dialog
+        // without fields (a requester's own Approve) is disabled for another reason, said below
+        // (the second cold trial: "chosen once the host is back" for an Approve that never is).
+        let typedRule = !open.fields.isEmpty
+        if typedRule, open.hostChecking || now - open.typedAt < Self.checkWindow {
             // The host has not judged what was typed (a silent one neither): kept, never the rule.
             words = Self.checkingWords(choice.title, connected: connection == .connected)
             pendingChoice = PendingChoice(id: open.id, index: index, until: open.typedAt + Self.checkWindow)
-        } else if connection != .connected {
+        } else if typedRule, connection != .connected {
             // Kept, as the page keeps it (the second cold trial: Enter on Sign in typed
             // offline was lost): the host judges the fields once it is back, then it is chosen
             // or the host's rule is said (`takeDueChoice`; its window starts at the welcome).

@@ -85,4 +85,29 @@ struct KioskCheckingTests {
         #expect(kiosk.model.takeDueChoice(now: kiosk.now).isEmpty)
         #expect(kiosk.model.banner?.contains("is not available with what is filled in") == true)
     }
+
+    /// The second cold trial: a requester's own Approve (disabled, no fields) pressed while the
+    /// host was away said "it is chosen once the host is back", which it never is.
+    @Test func aDisabledChoiceOfADialogWithoutFieldsIsNeverKeptAndSaysWhy() {
+        let approval = ModalDescription.alert(
+            title: "Approve request?", message: "Ann asks for approval", textFields: [],
+            actions: [
+                ActionSpec(
+                    title: "Approve", enabled: false, preferred: true,
+                    explanation: "Waiting for another screen of the group to approve."),
+                ActionSpec(title: "Reject", style: .destructive),
+            ])
+        var kiosk = welcomed(approval)
+        kiosk.drop()
+        kiosk.advance(1)
+        #expect(kiosk.press(.character("1")).isEmpty)
+        let banner = kiosk.model.banner ?? ""
+        #expect(!banner.contains("once the host is back"), "\(banner)")
+        #expect(banner.contains("Waiting for another screen of the group to approve."), "\(banner)")
+        kiosk.receive(.welcome(session: "s1", resumed: true, retentionSeconds: 60))
+        kiosk.receive(.present(seq: kiosk.nextSeq(), id: "m1", modal: approval))
+        kiosk.receive(.resumed(seq: kiosk.nextSeq()))
+        kiosk.advance(KioskModel.checkWindow + 0.1)
+        #expect(kiosk.model.takeDueChoice(now: kiosk.now).isEmpty, "nothing chosen by itself")
+    }
 }
