@@ -65,11 +65,12 @@ self.addEventListener("activate", (event) => {
   })());
 });
 
-/** The kept copy of a request's file: the page itself for a navigation (whatever its ?query). */
+/** Where a request's copy is kept: the page itself for a navigation (whatever its ?query). */
+const cacheKey = (request) => (request.mode === "navigate" ? new URL("./", scope).href : request);
+
+/** The kept copy of a request's file. */
 async function keptCopy(request) {
-  const cache = await caches.open(CACHE);
-  if (request.mode === "navigate") return cache.match(new URL("./", scope).href);
-  return cache.match(request, { ignoreSearch: true });
+  return (await caches.open(CACHE)).match(cacheKey(request), { ignoreSearch: true });
 }
 
 async function networkFirst(request) {
@@ -80,9 +81,7 @@ async function networkFirst(request) {
   const network = fetch(request).then(async (response) => {
     networkDownUntil = 0;
     if (response.ok && response.type === "basic") {
-      const key = request.mode === "navigate" ? new URL("./", scope).href : request;
-      const cache = await caches.open(CACHE);
-      await cache.put(key, response.clone());
+      await (await caches.open(CACHE)).put(cacheKey(request), response.clone());
     }
     return response;
   });

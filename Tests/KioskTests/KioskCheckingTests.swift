@@ -17,12 +17,8 @@ struct KioskCheckingTests {
         return kiosk
     }
 
-    @Test func theChoiceSaysCheckingAndIsChosenWhenTheHostEnablesIt() {
-        var kiosk = typed()
-        #expect(kiosk.screen().contains("[2] Sign In (checking\u{2026})"))
-        #expect(kiosk.press(.character("2")).isEmpty)
-        #expect(kiosk.model.banner?.contains("Checking with the host") == true)
-        kiosk.receive(.update(seq: kiosk.nextSeq(), id: "m1", actions: [true, true]))
+    /// The answers the kiosk sends for the choices now due (`takeDueChoice`).
+    private func dueAnswers(_ kiosk: inout Kiosk) -> [ClientMessage] {
         var answers: [ClientMessage] = []
         for intent in kiosk.model.takeDueChoice(now: kiosk.now) {
             if case .answer(let id, let reply) = intent {
@@ -31,6 +27,16 @@ struct KioskCheckingTests {
                 answers += kiosk.sent[before...]
             }
         }
+        return answers
+    }
+
+    @Test func theChoiceSaysCheckingAndIsChosenWhenTheHostEnablesIt() {
+        var kiosk = typed()
+        #expect(kiosk.screen().contains("[2] Sign In (checking\u{2026})"))
+        #expect(kiosk.press(.character("2")).isEmpty)
+        #expect(kiosk.model.banner?.contains("Checking with the host") == true)
+        kiosk.receive(.update(seq: kiosk.nextSeq(), id: "m1", actions: [true, true]))
+        let answers = dueAnswers(&kiosk)
         #expect(answers.contains { if case .result(id: "m1", _) = $0 { true } else { false } })
     }
 
@@ -61,14 +67,7 @@ struct KioskCheckingTests {
         kiosk.receive(.present(seq: kiosk.nextSeq(), id: "m1", modal: signIn))
         kiosk.receive(.resumed(seq: kiosk.nextSeq()))
         kiosk.receive(.update(seq: kiosk.nextSeq(), id: "m1", actions: [true, true]))
-        var answers: [ClientMessage] = []
-        for intent in kiosk.model.takeDueChoice(now: kiosk.now) {
-            if case .answer(let id, let reply) = intent {
-                let before = kiosk.sent.count
-                kiosk.run(kiosk.machine.handle(.answered(id: id, reply)))
-                answers += kiosk.sent[before...]
-            }
-        }
+        let answers = dueAnswers(&kiosk)
         #expect(answers.contains { if case .result(id: "m1", _) = $0 { true } else { false } })
     }
 

@@ -7,10 +7,10 @@ from hosts import Host
 from protocol_client import ProtocolClient
 
 
-def with_a_pending_approval(scenario):
-    """Runs `scenario(ann, boss, present)` on a host with a 2 s retention: Ann (group `team`)
-    has asked for approval and Boss (the same group) has been shown it."""
-    host = Host("--retention", "2")
+def with_a_pending_approval(scenario, retention=2):
+    """Runs `scenario(ann, boss, present, url)` on a host with a `retention` s retention: Ann
+    (group `team`) has asked for approval and Boss (the same group) has been shown it."""
+    host = Host("--retention", str(retention))
 
     async def run():
         ann = await ProtocolClient.open(host.url, name="Ann", group="team")
@@ -19,7 +19,7 @@ def with_a_pending_approval(scenario):
             await ann.tap("approve")
             present = await boss.expect("present", timeout=10)
             assert present["modal"]["title"] == "Approve request?"
-            await scenario(ann, boss, present)
+            await scenario(ann, boss, present, host.url)
         finally:
             await boss.close()
 
@@ -30,7 +30,7 @@ def with_a_pending_approval(scenario):
 
 
 def test_the_group_is_told_when_the_requesters_screen_left():
-    async def scenario(ann, boss, present):
+    async def scenario(ann, boss, present, url):
         await ann.close()
         # Nothing while Ann may still come back; once her session is gone, words, then the dismiss.
         status = await boss.expect("status", timeout=10)
@@ -42,7 +42,7 @@ def test_the_group_is_told_when_the_requesters_screen_left():
 
 
 def test_an_answered_approval_says_nothing_when_the_requester_leaves_later():
-    async def scenario(ann, boss, present):
+    async def scenario(ann, boss, present, url):
         await boss.send({"type": "result", "id": present["id"], "value": {"action": 0}})
         assert (await boss.expect("status", timeout=10))["text"] == "Approved by Boss"
         await ann.close()
@@ -61,31 +61,19 @@ def test_an_answered_approval_says_nothing_when_the_requester_leaves_later():
 def test_a_requester_cut_off_when_approved_is_told_the_outcome_when_it_comes_back():
     """The second cold trial: a requester whose network was cut while another screen approved
     came back to "This request ended" only; the outcome went to connected screens only."""
-    host = Host("--retention", "30")
-
-    async def run():
-        ann = await ProtocolClient.open(host.url, name="Ann", group="team")
-        boss = await ProtocolClient.open(host.url, name="Boss", group="team")
+    async def scenario(ann, boss, present, url):
+        await ann.expect("present", timeout=10)
+        session, seen = ann.session, ann.last_seq
+        await ann.close()                            # the requester's screen is cut off
+        await asyncio.sleep(0.5)
+        await boss.send({"type": "result", "id": present["id"], "value": {"action": 0}})
+        assert (await boss.expect("status", timeout=10))["text"] == "Approved by Boss"
+        back = await ProtocolClient.open(url, name="Ann", group="team", resume=session, last_seq=seen)
         try:
-            await ann.tap("approve")
-            present = await boss.expect("present", timeout=10)
-            await ann.expect("present", timeout=10)
-            session, seen = ann.session, ann.last_seq
-            await ann.close()                        # the requester's screen is cut off
-            await asyncio.sleep(0.5)
-            await boss.send({"type": "result", "id": present["id"], "value": {"action": 0}})
-            assert (await boss.expect("status", timeout=10))["text"] == "Approved by Boss"
-            back = await ProtocolClient.open(host.url, name="Ann", group="team", resume=session, last_seq=seen)
-            try:
-                assert back.session == session
-                status = await back.expect("status", timeout=10)
-                assert status["text"] == "Approved by Boss", status
-            finally:
-                await back.close()
+            assert back.session == session
+            status = await back.expect("status", timeout=10)
+            assert status["text"] == "Approved by Boss", status
         finally:
-            await boss.close()
+            await back.close()
 
-    try:
-        asyncio.run(asyncio.wait_for(run(), 60))
-    finally:
-        host.stop()
+    with_a_pending_approval(scenario, retention=30)

@@ -378,12 +378,15 @@ function tapSent(item, button) {
   waitingTap = tap;
 }
 
+/** The button of a control, as the bar shows it now (the bar is rebuilt on every change). */
+const controlButton = (id) => controlsBar.querySelector(`[data-control="${CSS.escape(id)}"]`);
+
 /** The host answered something: the tap's wait is over. */
 function endTapWait() {
   if (!waitingTap) return;
   clearTimeout(waitingTap.timer);
   waitingTap.notice?.remove();
-  const button = controlsBar.querySelector(`[data-control="${CSS.escape(waitingTap.id)}"]`);
+  const button = controlButton(waitingTap.id);
   if (button && !button.classList.contains("kept") && !waitingTap.lost) setBusy(button, false);
   waitingTap = null;
 }
@@ -395,7 +398,7 @@ function tapLost() {
   waitingTap.notice?.remove();
   waitingTap.lost = true;
   // Its button stops spinning: "Nothing happened yet" beside a busy button read as still going.
-  const button = controlsBar.querySelector(`[data-control="${CSS.escape(waitingTap.id)}"]`);
+  const button = controlButton(waitingTap.id);
   if (button && !button.classList.contains("kept")) setBusy(button, false);
   waitingTap.notice = toast("error", `“${waitingTap.title}” got no answer: the connection to the host was lost. Nothing happened yet; once it is back, tap it again if nothing opens.`);
 }

@@ -25,14 +25,13 @@ struct HelloQueue {
         guard !addresses.isEmpty else { return nil }
         if next >= addresses.count { next = 0 }
         let address = addresses[next]
-        var waiting = byAddress[address] ?? []
-        let id = waiting.removeFirst()
+        // In place: a copy out of the dictionary would copy the address's whole queue.
+        guard let id = byAddress[address]?.removeFirst() else { return nil }
         count -= 1
-        if waiting.isEmpty {
+        if byAddress[address]?.isEmpty == true {
             byAddress[address] = nil
             addresses.remove(at: next)
         } else {
-            byAddress[address] = waiting
             next += 1
         }
         return id
@@ -48,8 +47,11 @@ extension HostCore {
     /// (`helloMicrosecondsPerTurn`) and none is waiting; otherwise queues it for a later
     /// turn. A session's creation runs its flow (the demo's: about 150 µs), so a burst of
     /// them in one turn would delay every other client's message by all of them.
+    /// `helloMicrosecondsPerTurn` in nanoseconds (0: no bound).
+    private var helloBudget: UInt64 { UInt64(configuration.helloMicrosecondsPerTurn) * 1_000 }
+
     func admitOrQueue(_ connection: ConnectionState, _ hello: Hello) -> ProtocolError? {
-        let budget = UInt64(configuration.helloMicrosecondsPerTurn) * 1_000
+        let budget = helloBudget
         guard budget > 0 else { return acceptHello(connection, hello) }
         if helloTurn != executor.turn {
             helloTurn = executor.turn
@@ -102,7 +104,7 @@ extension HostCore {
     private func serveQueuedHellos() {
         helloTurnScheduled = false
         guard !stopped else { return }
-        let budget = UInt64(configuration.helloMicrosecondsPerTurn) * 1_000
+        let budget = helloBudget
         helloTurn = executor.turn
         helloNanosecondsThisTurn = 0
         while budget == 0 || helloNanosecondsThisTurn < budget, let id = helloQueue.popNext() {
