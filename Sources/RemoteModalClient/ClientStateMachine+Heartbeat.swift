@@ -50,10 +50,12 @@ extension ClientStateMachine {
         return [.emit(.update(form))]
     }
 
-    /// A ping soon after typed values (a host that changes nothing sends nothing), unless one
-    /// is out already.
+    /// A ping soon after typed values (a host that changes nothing sends nothing), or after
+    /// a resume with modals `concluding`, unless one is out already.
     mutating func probe(_ number: Int) -> [ClientAction] {
-        guard phase == .welcomed(number), heartbeat != nil, !pingOutstanding, !markedChecking.isEmpty else {
+        guard phase == .welcomed(number), heartbeat != nil, !pingOutstanding,
+            !markedChecking.isEmpty || !concluding.isEmpty
+        else {
             return []
         }
         return [.startTimer(.heartbeat(attempt: number), seconds: Self.probeSeconds)]

@@ -37,7 +37,13 @@ extension ClientStateMachine {
             }
         }
         switch message {
-        case .welcome, .pong: return actions
+        case .welcome: return actions
+        case .pong:
+            // The host read the answers sent again before this ping: those it sent no
+            // `dismiss` for are past its memory of ended modals.
+            let ended = order.filter { concluding.contains($0) }
+            concluding = []
+            return actions + ended.flatMap { end($0, .lost(.ended)) }
         case .present(_, let id, let modal, let uploads):
             return actions + present(id, modal, uploads, attempt: number)
         case .uploadAck(_, let id, let file, let received):
@@ -231,17 +237,26 @@ extension ClientStateMachine {
             if persist { actions.append(snapshot()) }
         }
         awaitingReply?.remove(id)
+        concluding.remove(id)
         guard wasShown || kept else { return actions }
         return actions + [.emit(.dismiss(id: id, how))]
     }
 
     /// The resume's re-sent state is in: a shown modal the host did not present again ended
-    /// while we were away; a re-sent answer for it waits for no reply.
+    /// while we were away; a re-sent answer for it waits for no reply. With the heartbeat,
+    /// one whose answer was sent again waits for the host's verdict (`concluding`): its
+    /// repeated `dismiss` says how it ended, a `pong` without one that it ended.
     mutating func endResync(except dismissed: String?) -> [ClientAction] {
         guard let done = resync else { return [] }
         resync = nil
         var actions: [ClientAction] = [.cancelTimer(.resync(attempt: done.attempt))]
-        for id in order where !done.seen.contains(id) && id != dismissed { actions += end(id, .lost(.ended)) }
+        for id in order where !done.seen.contains(id) && id != dismissed {
+            if heartbeat != nil, outbox.contains(where: { $0.id == id }) {
+                concluding.insert(id)
+            } else {
+                actions += end(id, .lost(.ended))
+            }
+        }
         if done.controls, var awaiting = awaitingReply {
             awaiting = awaiting.filter { done.seen.contains($0) || $0 == dismissed }
             awaitingReply = awaiting

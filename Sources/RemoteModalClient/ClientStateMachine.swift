@@ -57,6 +57,11 @@ public struct ClientStateMachine: Sendable {
     /// After a resume: the re-sent answers whose reply counts (other messages do not).
     var awaitingReply: Set<String>?
     var resync: Resync?
+    /// After a resume: shown modals the host did not present again whose answer was sent
+    /// again. The host repeats a remembered modal's `dismiss` with its reason (another
+    /// screen's answer came first: `superseded`), and handles messages in order: the `pong`
+    /// to a later `ping` says it sent none, so the modal ended while away.
+    var concluding: Set<String> = []
     var uploads: [String: UploadPlan] = [:]
     /// The heartbeat the welcome offered (none from hosts before it).
     var heartbeat: Heartbeat?
@@ -281,6 +286,8 @@ public struct ClientStateMachine: Sendable {
         ]
         if close { actions.append(.closeLink(attempt: number, code: 1000, reason: "gave up")) }
         resync = nil
+        // Still shown: the next resume judges them again.
+        concluding = []
         awaitingReply = nil
         replyArmed = false
         heartbeat = nil

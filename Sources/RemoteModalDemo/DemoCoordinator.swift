@@ -164,11 +164,14 @@ final class ApprovalCoordinator: SessionCoordinator<Void>, @unchecked Sendable {
             ]
         )
         .map { text in
-            // The requester is told even while its screen is away (a cut): the host keeps the
-            // status for its resume. `groupSessions` lists connected screens only, and the
-            // second cold trial's requester, back after a cut, was told only "ended".
+            // Everyone asked is told, even while its screen is away (a cut): the host keeps the
+            // status for its resume. `groupSessions` lists connected screens only: the second
+            // cold trial's requester, back after a cut, was told only "ended", and the third's
+            // approver, cut off while another screen rejected, was never told the outcome.
             var told = session.groupSessions
-            if !told.contains(where: { $0.id == requesterID }) { told.append(session) }
+            for member in others + [session] where !told.contains(where: { $0.id == member.id }) {
+                told.append(member)
+            }
             for member in told { member.notify(text, level: .info) }
         }
         .catch { error in

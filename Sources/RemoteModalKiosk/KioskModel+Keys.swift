@@ -332,6 +332,8 @@ extension KioskModel {
         do {
             let reply = try form.reply(choosing: .titled(choice.title))
             open.answer = connection == .connected ? .sent : .kept
+            open.answerTitle = choice.title
+            open.answerCrossedOutage = false
             acted(now: now)
             return [.answer(id: open.id, reply)]
         } catch {

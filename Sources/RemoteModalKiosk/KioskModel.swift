@@ -106,6 +106,12 @@ public struct KioskModel: Sendable {
         public var refusedURL: String?
         /// Where the answer stands.
         public var answer = AnswerState.none
+        /// The choice answered, named where the answer is spoken of (`nil`: not answered by
+        /// a choice of this screen, or answered before a restart of the kiosk).
+        public var answerTitle: String?
+        /// Whether the connection was lost while the answer waited for the host: its end is
+        /// then said (taken, or not used), since nothing else on screen tells it.
+        public var answerCrossedOutage = false
         /// Whether the files are being read and hashed (between Send and the first progress).
         public var reading = false
         /// The upload under way, once the files were read.
@@ -428,6 +434,7 @@ public struct KioskModel: Sendable {
         (connection, connectionDetail) = Self.words(for: state, address: address, everConnected: welcomed)
         if case .reconnecting(let attempt, let retryIn, let why) = state {
             retry = (seenAt + retryIn, attempt, why)
+            for index in modals.indices where modals[index].answered { modals[index].answerCrossedOutage = true }
         } else {
             retry = nil
         }
@@ -479,7 +486,21 @@ public struct KioskModel: Sendable {
             dialogHint = nil
         }
         let title = Self.title(of: ended.modal)
+        let yours = ended.answerTitle.map { "Your \u{201C}\(Self.clean($0))\u{201D}" } ?? "Your answer"
         switch end {
+        case .host(.superseded) where ended.answered:
+            // The answer went (or was kept and went with the resume) after another screen's:
+            // it was not used, and the host's words on the outcome follow (a status).
+            say(
+                .info,
+                "\(yours) on \u{201C}\(title)\u{201D} was not used: another screen of the group answered first.")
+        case .host(.timeout) where ended.answered, .host(.disposed) where ended.answered:
+            say(
+                .info,
+                "\(yours) on \u{201C}\(title)\u{201D} was not used: the request ended before it reached the host.")
+        case .host(.resolved) where ended.answered && ended.answerCrossedOutage:
+            // Nothing on screen said the answer arrived: the connection went while it waited.
+            say(.info, "\u{201C}\(title)\u{201D} is done: the host took your answer.")
         case .host(.shutdown) where !ended.answered:
             lost.append(title)
             banner = "The host is shutting down: \u{201C}\(title)\u{201D} was cancelled."

@@ -358,9 +358,11 @@ public enum KioskScreen {
                 rows.append(Row(spans: spans))
             }
         }
+        // The choice is named: "(answer kept)" alone left the person to guess which it was.
+        let answer = open.answerTitle.map { "answer \u{201C}\(KioskModel.clean($0))\u{201D}" } ?? "answer"
         switch open.answer {
-        case .sent: rows.append(Row("(answer sent, waiting for the host)", .info))
-        case .kept: rows.append(Row("(answer kept: it goes to the host as soon as it is back)", .warning))
+        case .sent: rows.append(Row("(\(answer) sent, waiting for the host)", .info))
+        case .kept: rows.append(Row("(\(answer) kept: it goes to the host as soon as it is back)", .warning))
         case .none: break
         }
         if model.connection != .connected {

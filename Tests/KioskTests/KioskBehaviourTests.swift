@@ -29,7 +29,7 @@ struct KioskWaysOutTests {
         #expect(
             model.banner
                 == "Your answer has gone to the host and cannot be taken back: waiting for the host to confirm it.")
-        #expect(model.screen().contains("(answer sent, waiting for the host)"))
+        #expect(model.screen().contains("(answer “Cancel” sent, waiting for the host)"))
         // The host's dismiss ends it, and the words about it go with it.
         model.receive(.dismiss(seq: model.nextSeq(), id: "m1", reason: .resolved))
         #expect(model.current == nil)

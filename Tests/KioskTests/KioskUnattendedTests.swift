@@ -111,7 +111,7 @@ struct KioskUnattendedTests {
         kiosk.drop()
         #expect(kiosk.press(.character("2")).isEmpty)
         #expect(kiosk.current?.answer == .kept)
-        #expect(kiosk.screen().contains("(answer kept: it goes to the host as soon as it is back)"))
+        #expect(kiosk.screen().contains("(answer “Japan” kept: it goes to the host as soon as it is back)"))
         #expect(!kiosk.screen().contains("(answer sent"))
         kiosk.receive(.welcome(session: "s1", resumed: true, retentionSeconds: 60))
         #expect(kiosk.sent.last == .result(id: "m1", value: ["action": 1]))

@@ -308,6 +308,17 @@ def test_an_approval_given_while_the_requester_was_away_is_said_in_its_ended_not
         approver.close()
 
 
+def notice_once_back(page, proxy, *words):
+    """Restores the cut network, waits for the page to be back and for its notice to hold
+    `words`; returns the notice's text."""
+    proxy.restore()
+    page.wait(40).until(lambda d: page.connection_state() == "open")
+    notice = "return document.querySelector('dialog.modal.notice[open]')?.innerText ?? ''"
+    for said in words:
+        page.wait(20).until(lambda d: said in page.script(notice))
+    return page.script(notice)
+
+
 def test_an_approval_given_while_the_requesters_network_was_cut_is_said_in_its_ended_notice(host, proxy, desktop):
     """The second cold trial: the requester's network cut (its session away from the host's
     view, unlike a stopped host), the other screen approved; back, the page said only "This
@@ -325,14 +336,38 @@ def test_an_approval_given_while_the_requesters_network_was_cut_is_said_in_its_e
         time.sleep(1)
         approver.call(approver.client.send({"type": "result", "id": present["id"], "value": {"action": 0}}))
         assert approver.expect("status", text="Approved by boss")
-        proxy.restore()
-        page.wait(40).until(lambda d: page.connection_state() == "open")
-        notice = "return document.querySelector('dialog.modal.notice[open]')?.innerText ?? ''"
-        page.wait(20).until(lambda d: "Request ended" in page.script(notice))
-        page.wait(5).until(lambda d: "\u201CApproved by boss\u201D" in page.script(notice))
-        text = page.script(notice)
+        text = notice_once_back(page, proxy, "Request ended", "\u201CApproved by boss\u201D")
         assert "The host said meanwhile: \u201CApproved by boss\u201D" in text, text
         page.screenshot("ended-notice-after-a-cut-says-the-approval")
         page.assert_no_bad_message()
     finally:
         approver.close()
+
+
+def test_an_approval_answered_while_cut_off_after_another_screen_rejected_is_told_not_used(host, proxy, desktop):
+    """The third cold trial: the page, cut off, pressed Approve (kept for the host); another
+    screen rejected meanwhile. Back, the kept answer went and the dialog vanished with no
+    word: neither that the Approve was not used nor that the request was rejected."""
+    page = desktop
+    page.open(proxy.base, "?group=team&name=approver")
+    asker = Peer(host.url, name="asker", group="team")
+    rejecter = Peer(host.url, name="boss", group="team")
+    try:
+        asker.tap("approve")
+        dialog = page.dialog()
+        present = rejecter.expect("present")
+        proxy.cut()
+        page.wait(20).until(lambda d: page.connection_state() == "reconnecting")
+        page.button(dialog, "Approve").click()
+        rejecter.call(rejecter.client.send({"type": "result", "id": present["id"], "value": {"action": 1}}))
+        assert rejecter.expect("status", text="Rejected by boss")
+        text = notice_once_back(page, proxy, "was not used")
+        assert ("Your \u201CApprove\u201D on \u201CApprove request?\u201D was not used: another screen of the group "
+                "answered first.") in text, text
+        assert "The host said meanwhile: \u201CRejected by boss\u201D" in text, text
+        page.wait_toast("Rejected by boss")
+        page.screenshot("approve-not-used-after-a-cut")
+        page.assert_no_bad_message()
+    finally:
+        asker.close()
+        rejecter.close()

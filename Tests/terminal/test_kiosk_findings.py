@@ -123,7 +123,7 @@ def test_escape_after_the_answer_went_keeps_the_dialog_and_sends_no_second_answe
     kiosk.wait_for("== Choose a country ==")
     kiosk.keys("2")
     assert host.expect("result")["value"] == {"action": 1}
-    kiosk.wait_for("(answer sent, waiting for the host)")
+    kiosk.wait_for("(answer “Japan” sent, waiting for the host)")
     kiosk.wait_for("Waiting for the host to confirm your answer.")
     assert "Esc stops waiting" not in kiosk.screen(), "offered a way out that would not undo it"
     kiosk.keys("Escape")
@@ -206,7 +206,7 @@ def test_an_answer_given_offline_is_said_kept_until_it_is_sent():
         proxy.cut(refuse_seconds=6)
         terminal.wait_for("| reconnecting", seconds=10)
         terminal.keys("2")
-        terminal.wait_for("(answer kept: it goes to the host as soon as it is back)")
+        terminal.wait_for("(answer “Japan” kept: it goes to the host as soon as it is back)")
         capture(terminal, "answer-kept-offline")
         assert "(answer sent" not in terminal.screen()
         terminal.wait_for("Country: Japan", seconds=30)

@@ -104,7 +104,7 @@ def test_an_answer_the_host_took_across_a_lost_connection_is_told_as_taken():
         kiosk.wait_for("== Choose a country ==")
         with stopped(host):
             kiosk.keys("2")  # Japan
-            kiosk.wait_for("(answer sent, waiting for the host)", seconds=3)
+            wait_for_words(kiosk, "(answer “Japan” sent, waiting for the host)", seconds=3)
             wait_for_words(kiosk, NOT_ANSWERING, seconds=20)
             capture(kiosk, "answer-sent-host-stalled-40x12")
         kiosk.wait_for("| connected", seconds=20)

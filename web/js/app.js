@@ -409,20 +409,32 @@ function tapLost() {
 // "Request ended" stayed and the approval it ended with was gone).
 const endedNotices = [];
 const ENDED_OUTCOME_MS = 3000;
+// An answer that was not used is told after the resume's kept statuses (its dismiss is the
+// host's reply to the answer sent again): those of the last moments are added to its notice.
+const recentStatuses = [];
 
 function addOutcome(text) {
   const now = performance.now();
+  recentStatuses.push({ text, at: now });
+  while (recentStatuses.length > 8 || (recentStatuses.length && now - recentStatuses[0].at > ENDED_OUTCOME_MS)) {
+    recentStatuses.shift();
+  }
   for (let i = endedNotices.length - 1; i >= 0; i--) {
     const { dialog, at } = endedNotices[i];
     if (!dialog.isConnected || !dialog.open || now - at > ENDED_OUTCOME_MS) {
       endedNotices.splice(i, 1);
       continue;
     }
-    const line = document.createElement("p");
-    line.className = "outcome";
-    line.textContent = `The host said meanwhile: \u201C${text}\u201D`;
-    [...dialog.querySelectorAll(".message, .outcome")].pop()?.after(line);
+    addOutcomeLine(dialog, text);
   }
+}
+
+/** One "The host said meanwhile" line under a notice's words. */
+function addOutcomeLine(dialog, text) {
+  const line = document.createElement("p");
+  line.className = "outcome";
+  line.textContent = `The host said meanwhile: \u201C${text}\u201D`;
+  [...dialog.querySelectorAll(".message, .outcome")].pop()?.after(line);
 }
 
 client.addEventListener("status", ({ detail }) => {
@@ -636,6 +648,10 @@ const NOTICES = {
     : ["Request cancelled", "The host is shutting down; this request was cancelled."],
 };
 
+/** The words for an answer another screen's came before: [title, message]. */
+const notUsed = (choice) => (name) => [name ?? "Answer not used",
+  `Your ${choice ? `“${choice}”` : "answer"}${name ? ` on “${name}”` : ""} was not used: another screen of the group answered first.`];
+
 /** The name the person saw on a dialog (its heading), or null for an unnamed one. */
 function dialogName(handle) {
   const text = handle.dialog.querySelector("h2")?.textContent?.trim();
@@ -653,8 +669,12 @@ client.addEventListener("dismiss", ({ detail }) => {
     const target = element?.isConnected ? element : control && document.querySelector(`[data-control="${CSS.escape(control)}"]`);
     if (target?.disabled) pendingFocus = control; else target?.focus();
   };
-  // An answer given before a drop was most likely accepted: its modal just closes.
-  const words = detail.reason === "ended" && entry.handle.ui.answered ? null : NOTICES[detail.reason];
+  // An answer given before a drop was most likely accepted: its modal just closes. One that
+  // went after another screen's answer (also kept offline and sent with the resume) was not
+  // used, which nothing else says: the host's status says only the outcome.
+  const { answered, answerTitle } = entry.handle.ui;
+  const words = detail.reason === "superseded" ? (answered ? notUsed(answerTitle) : null)
+    : detail.reason === "ended" && answered ? null : NOTICES[detail.reason];
   if (words) {
     const name = dialogName(entry.handle);
     const lost = ["restarted", "expired", "shutdown"].includes(detail.reason) && !entry.handle.ui.answered;
@@ -662,6 +682,13 @@ client.addEventListener("dismiss", ({ detail }) => {
     const [title, text] = words(name, carried);
     entry.handle.notice(title, text, restoreFocus, detail.reason, FORGET_TYPED_MS);
     if (detail.reason === "ended") endedNotices.push({ dialog: entry.handle.dialog, at: performance.now() });
+    if (detail.reason === "superseded") {
+      const now = performance.now();
+      for (const { text: said, at } of recentStatuses) {
+        if (now - at <= ENDED_OUTCOME_MS) addOutcomeLine(entry.handle.dialog, said);
+      }
+      endedNotices.push({ dialog: entry.handle.dialog, at: now });
+    }
     entry.handle.dialog.dataset.name = name ?? "";
     entry.handle.dialog.dataset.carried = String(carried);
     // Once forgotten, nothing comes back: the notice stops saying it does.

@@ -78,6 +78,11 @@ export class ClientMachine {
     this.retentionSeconds = 60;
     this.disconnectedAt = null;
     this.resync = null;              // after a resume: {seen: Set, controls}
+    // After a resume: shown modals not presented again whose answer went again. The host
+    // repeats a remembered modal's dismiss with its reason (`superseded`: another screen
+    // answered first) and handles messages in order: the pong to a later ping without that
+    // dismiss says the modal ended while away.
+    this.concluding = new Set();
     this.helloBurst = false;         // a resume's re-sent state is coming (welcome to resumed)
   }
 
@@ -182,6 +187,7 @@ export class ClientMachine {
     // (ending its modals as "ended" here dropped their kept answers). The next resume judges.
     this.cancel("resync");
     this.resync = null;
+    this.concluding.clear();                       // still shown: the next resume judges them
     for (const upload of this.uploads.values()) upload.connectionLost();
   }
 

@@ -12,6 +12,7 @@ export const sessionMethods = {
     const hello = this.helloBurst || this.state !== "open";
     this.apply(text);
     this.beat();
+    if (this.concluding.size > 0) this.probe();       // its pong gives the verdict
     if (hello || this.helloBurst) {
       if (this.inputUnchecked.size > 0) this.probe();     // the pong after them checks them
       return;
@@ -50,6 +51,7 @@ export const sessionMethods = {
       case "resumed":
         this.helloBurst = false;
         return undefined;
+      case "pong": return this.concludeEnded();
       default: return undefined;
     }
   },
@@ -128,7 +130,13 @@ export const sessionMethods = {
     this.resync = null;
     this.cancel("resync");
     if (this.state !== "open") return;             // cut short by another drop: judge next time
-    for (const id of [...this.shown]) if (!seen.has(id) && id !== dismissed) this.dismissed(id, "ended");
+    for (const id of [...this.shown]) {
+      if (seen.has(id) || id === dismissed) continue;
+      // With the heartbeat, an answer sent again waits for the host's verdict: its repeated
+      // dismiss, or the pong after it.
+      if (this.heartbeat && this.unconfirmed.has(id)) this.concluding.add(id);
+      else this.dismissed(id, "ended");
+    }
     // With the resume's `controls` in, its `present`s came too (the host sends them at once):
     // an answer re-sent for a modal not among them is for one that ended. The host repeats
     // its dismiss, or says nothing once the modal is past its memory of ended ones: no
@@ -171,7 +179,16 @@ export const sessionMethods = {
     this.emit("update", { id: message.id, actions: message.actions });
   },
 
+  /** A pong: the host read the answers sent again before its ping; a modal among them it
+   *  sent no dismiss for is past its memory of ended ones: it ended while away. */
+  concludeEnded() {
+    const ended = [...this.concluding];
+    this.concluding.clear();
+    for (const id of ended) if (this.shown.has(id)) this.dismissed(id, "ended");
+  },
+
   dismissed(id, reason) {
+    this.concluding.delete(id);
     this.shown.delete(id);
     this.modals.delete(id);
     this.pickers.delete(id);

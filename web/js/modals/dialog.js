@@ -318,6 +318,8 @@ export class DialogUI {
     this.dialog.classList.add("answered");
     this.content.disabled = true;
     if (button) { setBusy(button, true); this.busyButton = button; }
+    // Named where the answer is spoken of later ("Your “Approve” … was not used").
+    this.answerTitle = button?.textContent?.trim() || null;
     this.dialog.focus();
     this.io.answer({ ...message, id: this.id });
   }
