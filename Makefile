@@ -69,10 +69,11 @@ test-harness: build
 test-cluster: build
 	.venv/bin/python -m pytest -q -s Tests/cluster
 
-## The Dockerfile (hadolint) and the compose file (docker-compose config); no engine here.
+## The Dockerfile (hadolint), the compose file (docker-compose config) and the kiosk's systemd unit; no engine here.
 test-docker: bootstrap
 	.venv/bin/hadolint Dockerfile
 	docker-compose -f docker-compose.yml config --quiet
+	scripts/check-kiosk-unit
 
 ## 200 sessions x 50 modals through a fault-injecting proxy: every answer exactly once.
 test-chaos: build

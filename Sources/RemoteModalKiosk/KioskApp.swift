@@ -35,20 +35,25 @@ public final class KioskApp: Sendable {
     ///   - script: A script for unattended mode, or `nil` for the interactive terminal.
     ///   - typedTextLifetime: Seconds a notice quoting what a person typed stays readable.
     ///   - keptTapLifetime: Seconds a tap kept while the host is away waits for it.
+    ///   - quitKey: What Ctrl-C does (`.never` for an unattended kiosk under a supervisor).
     public init(
         name: String, group: String?, address: String = "the host", script: KioskScript?,
         typedTextLifetime: Double = KioskModel.defaultTypedTextLifetime,
-        keptTapLifetime: Double = KioskModel.defaultKeptTapLifetime
+        keptTapLifetime: Double = KioskModel.defaultKeptTapLifetime, quitKey: KioskModel.QuitKey = .twice
     ) {
-        state = Mutex(
-            State(
-                model: KioskModel(
-                    name: name, group: group, address: address, clock: Self.timeOfDay,
-                    typedTextLifetime: typedTextLifetime, keptTapLifetime: keptTapLifetime)))
+        var model = KioskModel(
+            name: name, group: group, address: address, clock: Self.timeOfDay,
+            typedTextLifetime: typedTextLifetime, keptTapLifetime: keptTapLifetime)
+        model.quitKey = quitKey
+        state = Mutex(State(model: model))
         self.script = script
+        self.quitKey = quitKey
     }
 
-    /// Connects and runs until Ctrl-C (interactive) or the script ends.
+    private let quitKey: KioskModel.QuitKey
+
+    /// Connects and runs until Ctrl-C twice (interactive; never with `QuitKey.never`), a
+    /// signal, or the script's end.
     /// - Parameters:
     ///   - url: The host's WebSocket URL.
     ///   - token: The access token.
@@ -114,9 +119,15 @@ public final class KioskApp: Sendable {
             }
         }
         Thread.detachNewThread { [self] in
+            var interruptedAt = -Double.infinity
             terminal.readKeys { key in
-                // Ctrl-C is handled here, on the reader, whatever the rest is doing.
-                if key == .interrupt { return finish(0) }
+                // The second Ctrl-C quits here, on the reader, whatever the rest is doing (a
+                // hostile host's flood); the model says what the first one does.
+                if key == .interrupt, quitKey == .twice {
+                    let now = seconds()
+                    if now - interruptedAt <= KioskModel.quitWindow { return finish(0) }
+                    interruptedAt = now
+                }
                 press(key)
             }
             finish(0)
@@ -132,7 +143,7 @@ public final class KioskApp: Sendable {
         let size = terminal.size
         let now = seconds()
         let (intents, expiry): ([KioskIntent], Double?) = state.withLock { state in
-            // No input while the form cannot be shown ("terminal too small") but Escape.
+            // No input while the form cannot be shown ("screen too small") but Escape.
             guard KioskScreen.fits(state.model, width: size.columns, height: size.rows) else {
                 return (state.model.pressHidden(key, now: now), state.model.bannerExpiry)
             }

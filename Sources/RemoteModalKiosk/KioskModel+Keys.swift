@@ -9,7 +9,7 @@ extension KioskModel {
     ///   - now: Seconds on the clock `apply` was given (to tell a key meant for a screen that went).
     /// - Returns: What to ask of the client core.
     public mutating func press(_ key: Key, now: Double = 0) -> [KioskIntent] {
-        if key == .interrupt { return [.quit] }
+        if key == .interrupt { return interrupt(now: now) }
         if now - changedByItself < Self.lateKeyWindow, acts(key) {
             // Pressed for the screen that just went (another screen answered it): not acted
             // on this one, said in words.
@@ -138,9 +138,29 @@ extension KioskModel {
     ///   - now: Seconds on the client's clock.
     /// - Returns: What to ask of the client core.
     public mutating func pressHidden(_ key: Key, now: Double = 0) -> [KioskIntent] {
-        guard key == .escape || key == .interrupt, !modals.isEmpty else { return [] }
+        guard key == .interrupt || (key == .escape && !modals.isEmpty) else { return [] }
         return press(key, now: now)
     }
+
+    /// Ctrl-C: a passer-by's single press never closes the kiosk (the cold trial's kiosk
+    /// quit on one, leaving a shell prompt on a public screen); words say what it does.
+    mutating func interrupt(now: Double) -> [KioskIntent] {
+        switch quitKey {
+        case .never:
+            banner = Self.lockedWords
+            return []
+        case .twice:
+            if now - interruptedAt <= Self.quitWindow { return [.quit] }
+            interruptedAt = now
+            banner = Self.quitAgainWords
+            return []
+        }
+    }
+
+    /// The words on top after one Ctrl-C.
+    static let quitAgainWords = "Press Ctrl-C again within 3 seconds to close the kiosk."
+    /// The words on top after Ctrl-C on a locked kiosk.
+    static let lockedWords = "This kiosk does not close from the keyboard."
 
     /// Whether a key would act on a screen (choose, tap, leave, move on) rather than type.
     func acts(_ key: Key) -> Bool {

@@ -55,6 +55,17 @@ public struct Notice: Sendable, Equatable {
 /// with the person's edits. The protocol is the client core's (`RemoteModalClient`): its
 /// updates come in through `apply`, keys through `press`, which returns what to ask of it.
 public struct KioskModel: Sendable {
+    /// What Ctrl-C does: an unattended kiosk must not be closed by a passer-by's key.
+    public enum QuitKey: Sendable, Equatable {
+        /// Ctrl-C twice within `KioskModel.quitWindow` seconds quits; once, it says so.
+        case twice
+        /// The keyboard never quits (`--locked`): only a signal (SIGTERM from a supervisor).
+        case never
+    }
+
+    /// Seconds within which a second Ctrl-C quits (`QuitKey.twice`).
+    public static let quitWindow = 3.0
+
     /// The connection as the person is told about it.
     public enum Connection: String, Sendable {
         case connecting, connected, reconnecting, unauthorized, refused
@@ -289,6 +300,10 @@ public struct KioskModel: Sendable {
     /// The screen on show (a modal's id, or "" for the controls) and when it changed by itself.
     var screen = ""
     var changedByItself = -Double.infinity
+    /// What Ctrl-C does.
+    public var quitKey = QuitKey.twice
+    /// When Ctrl-C was last pressed (the client's clock).
+    var interruptedAt = -Double.infinity
     var lastOwnAction = -Double.infinity
     /// The screen the person's last own action was on (a tap: the controls, ""); a dialog
     /// that goes is theirs only if they acted on it, never for a key it refused.

@@ -6,7 +6,7 @@ import RemoteModalProtocol
 /// The layout: a header with the connection state, a divider as wide as the terminal, the
 /// modal on screen (or the controls), a hint that says what the keys do for what is on
 /// screen, then the notices, newest first, as many as fit. Below the size the content
-/// needs, a "terminal too small" screen says how big it must be instead of cutting
+/// needs, a "screen too small" screen says how big it must be instead of cutting
 /// actions off.
 public enum KioskScreen {
     /// What the terminal can show.
@@ -131,9 +131,9 @@ public enum KioskScreen {
     ///   - model: The state.
     ///   - width: Terminal columns.
     ///   - height: Terminal rows.
-    /// - Returns: `false` when the "terminal too small" screen is shown.
+    /// - Returns: `false` when the "screen too small" screen is shown.
     public static func fits(_ model: KioskModel, width: Int, height: Int) -> Bool {
-        layout(model, width: width, height: height, appearance: .plain).first?.text != "Terminal too small"
+        layout(model, width: width, height: height, appearance: .plain).first?.text != tooSmallHeading
     }
 
     /// Rows a line takes in a terminal of `width` columns.
@@ -179,7 +179,7 @@ public enum KioskScreen {
                 }
                 body.append(Row(spans: spans))
             }
-            body.append(Row("Ctrl-C quits.", .dim))
+            if model.quitKey == .twice { body.append(Row("Ctrl-C twice closes the kiosk.", .dim)) }
         }
         // A composer's key hint takes the rows left, first: Mail (its four address lines,
         // body and three choices) then fits 40x12 without it, rather than "too small".
@@ -190,7 +190,7 @@ public enum KioskScreen {
         guard width >= minimumWidth, needed <= height else {
             return tooSmall(
                 width: width, height: height, needed: max(needed, 10),
-                dialog: model.current.map { $0.escapeRefusal == nil } ?? false)
+                dialog: model.current.map { $0.escapeRefusal == nil } ?? false, quitKey: model.quitKey)
         }
         var rows = essential
         var room = height - needed
@@ -257,16 +257,25 @@ public enum KioskScreen {
         return Row(spans: [(left, .bold), (state, style)])
     }
 
-    /// `dialog`: a dialog Esc cancels is on show (an alert without Cancel is not one).
-    private static func tooSmall(width: Int, height: Int, needed: Int, dialog: Bool) -> [Row] {
+    /// The first line of the screen shown when the kiosk does not fit.
+    static let tooSmallHeading = "Screen too small"
+
+    /// `dialog`: a dialog Esc cancels is on show (an alert without Cancel is not one). The
+    /// words are for a passer-by, who cannot enlarge anything ("Enlarge the window" told
+    /// them to), and for whoever runs the kiosk.
+    private static func tooSmall(width: Int, height: Int, needed: Int, dialog: Bool, quitKey: KioskModel.QuitKey)
+        -> [Row]
+    {
         let keys =
-            dialog
-            ? "Enlarge the window. Keys are ignored until then, but Esc cancels the dialog (Ctrl-C quits)."
-            : "Enlarge the window. Keys are ignored until then (Ctrl-C still quits)."
+            (dialog ? "Keys are ignored until then, but Esc cancels the dialog." : "Keys are ignored until then.")
+            + (quitKey == .twice ? " Ctrl-C twice closes the kiosk." : "")
+        // What keys do first: on the smallest screens the rest is cut.
         let text = [
-            Row("Terminal too small", .error),
-            Row("This is \(width)x\(height); the kiosk needs \(minimumWidth)x\(needed)."),
+            Row(tooSmallHeading, .error),
             Row(keys),
+            Row(
+                "This screen shows \(width)x\(height) characters; the kiosk needs \(minimumWidth)x\(needed). "
+                    + "Whoever runs it: enlarge the window or make the font smaller."),
         ]
         return Array(text.flatMap { wrap($0, width: width) }.prefix(max(1, height)))
     }

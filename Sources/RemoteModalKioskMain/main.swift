@@ -21,6 +21,9 @@ let parser = FlagParser(
             "keep-taps-for", value: "SECONDS",
             help: "drop, and say so, a control tapped while the host is away after this long (default 60)"),
         FlagSpec("affinity", value: "KEY", help: "load balancer routing key (default: the group, else random)"),
+        FlagSpec(
+            "locked",
+            help: "unattended: the keyboard never closes the kiosk (Ctrl-C twice does otherwise); stop it with SIGTERM"),
     ], environmentPrefix: "KIOSK", maxPositional: 1)
 
 func fail(_ message: String) -> Never {
@@ -61,7 +64,7 @@ do {
     let app = KioskApp(
         name: flags.string("name") ?? ProcessInfo.processInfo.hostName, group: flags.string("group"),
         address: address, script: script, typedTextLifetime: typedTextLifetime,
-        keptTapLifetime: keptTapLifetime)
+        keptTapLifetime: keptTapLifetime, quitKey: flags.has("locked") ? .never : .twice)
     exit(
         try app.run(
             url: url, token: flags.string("token"), caFile: flags.string("ca-file"), affinity: flags.string("affinity"))

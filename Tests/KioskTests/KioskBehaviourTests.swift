@@ -271,7 +271,7 @@ struct KioskWaysOutTests {
         #expect(screen.contains("The host restarted: \u{201C}Choose photos\u{201D} was cancelled."))
         #expect(screen.components(separatedBy: "The host restarted").count == 2, "said once: \(screen)")
         #expect(screen.contains("Controls (press a number):"))
-        #expect(screen.contains("Ctrl-C quits."), "the way out is on the main screen")
+        #expect(screen.contains("Ctrl-C twice closes the kiosk."), "the way out is on the main screen")
         _ = model.press(.character("9"))
         #expect(model.banner == nil)
         // Read and cleared, it stays in the notices.
@@ -469,10 +469,10 @@ struct KioskLookTests {
 
     @Test func belowTheNeededSizeItSaysSoInsteadOfCuttingActions() {
         let small = KioskScreen.lines(welcomed(signIn), width: 30, height: 6)
-        #expect(small.first == "Terminal too small")
+        #expect(small.first == "Screen too small")
         #expect(small.count <= 6 && small.allSatisfy { $0.count <= 30 })
         let short = KioskScreen.lines(welcomed(signIn), width: 80, height: 8)
-        #expect(short.first == "Terminal too small")
+        #expect(short.first == "Screen too small")
         let fits = KioskScreen.lines(welcomed(signIn), width: 80, height: 24)
         #expect(fits.contains { $0.contains("[2] Sign In") })
     }

@@ -123,7 +123,7 @@ struct KioskColdTrialTests {
         // Mail fits 40x12 without its key hint since round two; 40x11 is too small for it.
         #expect(!KioskScreen.fits(kiosk.model, width: 40, height: 11))
         let small = kiosk.screen(width: 40, height: 11)
-        #expect(small.contains("Terminal too small"))
+        #expect(small.contains("Screen too small"))
         #expect(words(small).contains("Keys are ignored until then, but Esc cancels the dialog"), "\(small)")
         for key in [Key.character("x"), .enter, .tab, .backspace] {
             #expect(kiosk.model.pressHidden(key).isEmpty)

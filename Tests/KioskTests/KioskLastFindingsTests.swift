@@ -56,7 +56,7 @@ struct KioskLastFindingsTests {
         #expect(model.freshNotice?.text == "Country: France", "the newer replaces it")
     }
 
-    /// Issue 32's cold trial at 40x12: every outage made the screen "Terminal too small" (the
+    /// Issue 32's cold trial at 40x12: every outage made the screen "Screen too small" (the
     /// words about the connection took the rows the menu needed), the reason hidden and keys
     /// ignored. The words take the rows left, cut to fit.
     @Test func at40x12AnOutageIsSaidInTheRowsLeftNotTerminalTooSmall() {

@@ -227,7 +227,7 @@ def test_a_fresh_notice_stays_on_the_top_line_its_lifetime_unless_a_newer_one_re
 
 def test_escape_on_the_requesters_copy_at_40x12_says_its_rule_without_hiding_the_dialog():
     """Found while checking the wrapped lines at 40x12: Esc on the requester's own copy of an
-    approval (no Cancel) put its rule on top, which made the dialog "Terminal too small" (keys
+    approval (no Cancel) put its rule on top, which made the dialog "Screen too small" (keys
     ignored, "Esc cancels the dialog": untrue) until another screen answered."""
     port = free_port()
     host = start_host(port)
@@ -241,7 +241,7 @@ def test_escape_on_the_requesters_copy_at_40x12_says_its_rule_without_hiding_the
         time.sleep(0.5)
         screen = kiosk.screen()
         capture(kiosk, "requester-escape-40x12")
-        assert "Terminal too small" not in screen, screen
+        assert "Screen too small" not in screen, screen
         assert "== Approve request? ==" in screen and "[2] Reject" in screen, screen
         # Reject still withdraws: the dialog takes keys.
         kiosk.keys("2")

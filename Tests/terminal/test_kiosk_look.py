@@ -113,7 +113,7 @@ def test_every_modal_kind_reads_well(host, size):
                 out.write(escaped)
             lines = plain.splitlines()
             assert len(lines) <= height
-            assert "Terminal too small" not in plain, plain
+            assert "Screen too small" not in plain, plain
             assert "\u2500" * width in plain, f"{name}: the divider does not span {width} columns"
             assert all(attributes["fg"] == 32 for attributes in styled(escaped, "connected")), name
             assert all(attributes["bold"] for attributes in styled(escaped, "remote-modal kiosk")), name

@@ -149,7 +149,7 @@ def test_at_40x12_the_newest_notice_is_still_shown_under_a_dialog():
         time.sleep(0.5)
         screen = kiosk.screen()
         capture(kiosk, "notice-at-40x12")
-        assert "Terminal too small" not in screen, screen
+        assert "Screen too small" not in screen, screen
         assert re.search(r"SUCCESS: Country: Japan  " + TIME, screen), screen
 
 
@@ -192,7 +192,7 @@ def test_a_host_without_the_heartbeat_is_judged_after_a_second_of_silence():
 
 
 def test_at_40x12_an_outage_is_said_not_terminal_too_small():
-    # Issue 32's cold trial: at 40x12 every outage replaced the menu with "Terminal too small
+    # Issue 32's cold trial: at 40x12 every outage replaced the menu with "Screen too small
     # ... Enlarge the window", the real reason hidden and keys ignored. The words about the
     # connection now take the rows left, cut to fit, and the menu stays.
     with host_and_kiosk("small-outage", name="small", size=(40, 12), proxied=True) as (host, proxy, kiosk):
@@ -201,7 +201,7 @@ def test_at_40x12_an_outage_is_said_not_terminal_too_small():
         kiosk.wait_for("Lost the host at", seconds=10)
         screen = kiosk.screen()
         capture(kiosk, "outage-at-40x12")
-        assert "Terminal too small" not in screen, screen
+        assert "Screen too small" not in screen, screen
         assert "Controls (press a number):" in screen, screen
         kiosk.keys("3")                              # a tap still works: kept, then sent
         kiosk.wait_for("| connected", seconds=30)

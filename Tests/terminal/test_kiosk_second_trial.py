@@ -156,14 +156,14 @@ def test_mail_fits_40x12():
         time.sleep(0.5)
         capture(kiosk, "mail-40x12")
         screen = kiosk.screen()
-        assert "Terminal too small" not in screen, screen
+        assert "Screen too small" not in screen, screen
         for line in ("> To: ", "Subject: ", "| Hello World!", "[1] Cancel", "[2] Save draft", "[3] Send"):
             assert line in screen, screen
         # On to the body (its key hint takes two rows at 40 columns): still shown, and typed in.
         kiosk.keys("Tab", "Tab", "Tab", "Tab", " from lobby")
         kiosk.wait_for("| Hello World! from lobby")
         capture(kiosk, "mail-body-40x12")
-        assert "Terminal too small" not in kiosk.screen(), kiosk.screen()
+        assert "Screen too small" not in kiosk.screen(), kiosk.screen()
         # With the rows for it, the key hint is there.
         subprocess.run(["tmux", "resize-window", "-t", kiosk.name, "-x", "40", "-y", "16"], check=True)
         wait_for_words(kiosk, "Enter: new line, Tab: next. Up: back. Esc twice: discard and cancel.", seconds=5)
