@@ -15,11 +15,16 @@ final class DemoCoordinator: SessionCoordinator<Void>, @unchecked Sendable {
     private let login: OpenIDLogin?
     private let photoMaxBytes: Int
     private let options: Bool
+    private let draftLifetime: Double
 
-    init(session: Session, login: OpenIDLogin?, photoMaxBytes: Int, options: Bool = false) {
+    init(
+        session: Session, login: OpenIDLogin?, photoMaxBytes: Int, options: Bool = false,
+        draftLifetime: Double = DemoFlows.defaultDraftLifetime
+    ) {
         self.login = login
         self.photoMaxBytes = photoMaxBytes
         self.options = options
+        self.draftLifetime = draftLifetime
         super.init(session: session)
     }
 
@@ -32,7 +37,7 @@ final class DemoCoordinator: SessionCoordinator<Void>, @unchecked Sendable {
         })
         session.control("contact", title: "Contact us").bind(lazily: { [unowned self] in
             // The saved draft lives with the action, made at the first tap and kept for the session.
-            let drafts = ContactDrafts()
+            let drafts = ContactDrafts(lifetime: self.draftLifetime)
             return ButtonAction { [unowned self] in
                 self.coordinate(to: ContactCoordinator(session: session, drafts: drafts))
             }

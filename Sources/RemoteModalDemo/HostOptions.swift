@@ -23,6 +23,8 @@ public struct HostOptions: Sendable {
     public var photoMaxBytes = 10 * 1_048_576
     /// Whether sessions get the `options` control (`--demo-options`).
     public var demoOptions = false
+    /// Seconds the demo's "Save draft" keeps a mail (`--draft-lifetime`).
+    public var draftLifetime = DemoFlows.defaultDraftLifetime
 
     /// The flags `modal-host` accepts.
     public static let parser = FlagParser(
@@ -91,6 +93,9 @@ public struct HostOptions: Sendable {
                 "short-link-lockout", value: "SECONDS",
                 help: "how long an address past --short-link-misses is answered 429 (default 300)"),
             FlagSpec("photo-max-bytes", value: "BYTES", help: "the demo photo picker's limit (default 10485760)"),
+            FlagSpec(
+                "draft-lifetime", value: "SECONDS",
+                help: "how long the demo's Save draft keeps a mail for its screen (default 300)"),
             FlagSpec("log-level", value: "LEVEL", help: "trace, debug, info, warning or error (default info)"),
             FlagSpec("oidc-issuer", value: "URL", help: "OpenID Connect issuer for the login flow"),
             FlagSpec("oidc-client-id", value: "ID", help: "OpenID Connect client id for the login flow"),
@@ -217,6 +222,7 @@ public struct HostOptions: Sendable {
         options.host.shortLinkLockoutSeconds = try flags.seconds("short-link-lockout") ?? 300
         options.host.uploadMinimumBytesPerSecond = Double(try flags.int("upload-min-rate", in: 0...(1 << 40)) ?? 16_384)
         options.photoMaxBytes = try flags.int("photo-max-bytes", in: 1...Int(Int32.max)) ?? 10 * 1_048_576
+        options.draftLifetime = Double(try flags.int("draft-lifetime", in: 1...86_400) ?? 300)
         if let name = flags.string("event-loop") {
             guard let backend = EventLoopBackend(rawValue: name) else {
                 throw FlagError.invalidValue(flag: "event-loop", value: name, expected: "libev or poll")

@@ -6,10 +6,41 @@ import RemoteModalProtocol
 import RemoteModalReactive
 
 /// What "Save draft" kept for one session: the mail as it was saved, presented again the
-/// next time Mail is opened (until it is sent). A copy shares the same storage.
+/// next time Mail is opened, until it is sent or `lifetime` has passed since it was saved.
+/// On a shared screen the next person must not find the last one's mail (issue 32's third
+/// cold trial read a draft hours later on a kiosk that never restarted). A copy shares the
+/// same storage.
 struct ContactDrafts: Sendable {
-    /// The saved mail, if any.
-    let mail = Locked<MailConfiguration?>(nil)
+    /// How long a saved draft is kept, in seconds.
+    let lifetime: Double
+    private let saved = Locked<(mail: MailConfiguration, at: ContinuousClock.Instant)?>(nil)
+
+    init(lifetime: Double) { self.lifetime = lifetime }
+
+    /// Keeps `mail` as the draft, from now.
+    func keep(_ mail: MailConfiguration) { saved.withLock { $0 = (mail, .now) } }
+
+    /// Forgets the draft.
+    func clear() { saved.withLock { $0 = nil } }
+
+    /// The draft, unless it is older than `lifetime` (then it is forgotten).
+    func current() -> MailConfiguration? {
+        saved.withLock { draft in
+            guard let kept = draft else { return nil }
+            guard ContinuousClock.now - kept.at <= .milliseconds(Int64(lifetime * 1000)) else {
+                draft = nil
+                return nil
+            }
+            return kept.mail
+        }
+    }
+
+    /// "5 minutes", "90 seconds": the lifetime as the person is told it.
+    var lifetimeWords: String {
+        let seconds = Int(lifetime.rounded())
+        if seconds >= 120, seconds % 60 == 0 { return "\(seconds / 60) minutes" }
+        return seconds == 1 ? "1 second" : "\(seconds) seconds"
+    }
 }
 
 /// `contact`: an action sheet, then a mail or message composer. Mail opens on the draft
@@ -44,7 +75,7 @@ final class ContactCoordinator: SessionCoordinator<Void>, @unchecked Sendable {
                 session.notify("Contact cancelled", level: .info)
                 return .empty()
             case .mail:
-                let draft = drafts.mail.withLock { $0 }
+                let draft = drafts.current()
                 return RemoteModal.mailComposer(presenter: presenter) { mail in
                     if let draft {
                         mail = draft
@@ -57,12 +88,13 @@ final class ContactCoordinator: SessionCoordinator<Void>, @unchecked Sendable {
                 .map { result in
                     switch result.status {
                     case .saved:
-                        drafts.mail.withLock { $0 = result.mail }
+                        drafts.keep(result.mail)
                         session.notify(
-                            "Mail saved as a draft on the host: Mail opens it again on this screen until the host restarts or the screen is away too long",
+                            "Mail saved as a draft on the host: Mail opens it again on this screen for \(drafts.lifetimeWords), "
+                                + "then it is deleted (sooner if the host restarts or the screen is away too long)",
                             level: .info)
                     case .sent:
-                        drafts.mail.withLock { $0 = nil }
+                        drafts.clear()
                         session.notify("Mail sent", level: .success)
                     case .cancelled, .failed:
                         session.notify("Mail \(result.status.rawValue)", level: .info)

@@ -46,7 +46,8 @@ do {
             OpenIDLogin(issuer: $0, clientID: options.oidcClientID ?? "")
         }
         let flows = DemoFlows.install(
-            on: host, login: login, photoMaxBytes: options.photoMaxBytes, options: options.demoOptions)
+            on: host, login: login, photoMaxBytes: options.photoMaxBytes, options: options.demoOptions,
+            draftLifetime: options.draftLifetime)
         try host.start()
         if let root = options.server.webRoot { logger.info("serving the page from \(root)") }
         // With --port 0 the system picked the port: say the one clients can reach.

@@ -247,7 +247,7 @@ def test_mail_to_something_that_is_not_an_address_is_not_sent(host, desktop):
     assert "Mail sent" not in page.toasts()
     # Saving a draft does not need an address; it ends the composer as docs/protocol.md says.
     page.button(dialog, "Save draft").click()
-    page.wait_toast("Mail saved as a draft on the host: Mail opens it again on this screen until the host restarts or the screen is away too long")
+    page.wait_toast("Mail saved as a draft on the host: Mail opens it again on this screen for 5 minutes, then it is deleted (sooner if the host restarts or the screen is away too long)")
     page.assert_no_bad_message()
 
 

@@ -203,7 +203,7 @@ def save_a_draft(page, host, subject_text):
     subject.clear()
     subject.send_keys(subject_text)
     page.button(dialog, "Save draft").click()
-    page.wait_toast("Mail saved as a draft on the host: Mail opens it again on this screen until the host restarts or the screen is away too long")
+    page.wait_toast("Mail saved as a draft on the host: Mail opens it again on this screen for 5 minutes, then it is deleted (sooner if the host restarts or the screen is away too long)")
     page.wait_idle("contact")
 
 

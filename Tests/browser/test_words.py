@@ -30,7 +30,7 @@ def test_save_draft_keeps_the_mail_and_reopening_mail_shows_it(host, desktop):
     body.clear()
     body.send_keys("It stops between floors.")
     page.button(dialog, "Save draft").click()
-    page.wait_toast("Mail saved as a draft on the host: Mail opens it again on this screen until the host restarts or the screen is away too long")
+    page.wait_toast("Mail saved as a draft on the host: Mail opens it again on this screen for 5 minutes, then it is deleted (sooner if the host restarts or the screen is away too long)")
     page.no_dialog()
     page.wait_idle("contact")
     # Reopened: the draft, not the demo's "Hello" / "Hello World!".

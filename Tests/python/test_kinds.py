@@ -8,7 +8,7 @@ import urllib.request
 
 import pytest
 
-from hosts import received_photos
+from hosts import Host, received_photos
 from protocol_client import ProtocolClient
 
 
@@ -19,12 +19,17 @@ def run(coroutine):
 async def open_contact(host, choice, capabilities=None):
     kwargs = {"capabilities": capabilities} if capabilities else {}
     client = await ProtocolClient.open(host.url, **kwargs)
+    await choose_contact(client, choice)
+    return client
+
+
+async def choose_contact(client, choice):
+    """Taps Contact us and picks `choice` (0: Mail, 1: Message) on its sheet."""
     await client.tap("contact")
     sheet = await client.expect("present")
     assert sheet["modal"]["source"] == "contact"
     assert [a["title"] for a in sheet["modal"]["actions"]] == ["Mail", "Message", "Cancel"]
     await client.send({"type": "result", "id": sheet["id"], "value": {"action": choice}})
-    return client
 
 
 def test_mail_composer_returns_the_edited_mail(demo_host):
@@ -259,3 +264,33 @@ def test_a_sign_in_service_address_that_is_not_https_is_refused_in_plain_words(e
     finally:
         host.stop()
         issuer.stop()
+
+
+def test_a_saved_draft_is_offered_again_only_for_its_lifetime():
+    """Issue 32's third cold trial: a mail saved as a draft on a kiosk that never restarted
+    was shown to the next person who opened Mail, whenever that was."""
+    host = Host("--retention", "5", "--draft-lifetime", "2")
+    draft = {"to": ["ann@example.com"], "cc": [], "bcc": [], "subject": "Private", "body": "My address is ..."}
+
+    async def scenario():
+        client = await open_contact(host, 0)
+        composer = await client.expect("present")
+        await client.send({"type": "result", "id": composer["id"], "value": {"status": "saved", "mail": draft}})
+        said = (await client.expect("status"))["text"]
+        assert said.startswith("Mail saved as a draft on the host: Mail opens it again on this screen for 2 seconds,"), said
+        # Within its lifetime the draft comes back...
+        await choose_contact(client, 0)
+        again = await client.expect("present")
+        assert again["modal"]["subject"] == "Private" and again["modal"]["to"] == ["ann@example.com"]
+        await client.send({"type": "result", "id": again["id"], "value": {"status": "cancelled"}})
+        assert (await client.expect("status"))["text"] == "Mail cancelled"
+        # ...past it, the next person finds the mail as the host first wrote it.
+        await asyncio.sleep(2.5)
+        await choose_contact(client, 0)
+        later = await client.expect("present")
+        assert later["modal"]["subject"] == "Hello" and later["modal"]["body"] == "Hello World!", later["modal"]
+        await client.close()
+    try:
+        run(scenario())
+    finally:
+        host.stop()
