@@ -31,7 +31,7 @@ def test_an_expiry_while_the_host_was_down_is_not_said_as_the_person_offline(des
         page.wait(15).until(lambda d: page.connection_state() == "reconnecting")
         time.sleep(4)                                # past the 3 s retention
         host.start_again()
-        expected = "Your session expired while the host could not be reached; “Choose a country” was closed."
+        expected = "This screen was away from the host too long; “Choose a country” was closed."
         page.wait(20).until(lambda d: notice_messages(page))
         assert notice_messages(page) == [expected]
         assert "offline" not in page.find("dialog.notice").text.lower()
@@ -61,7 +61,7 @@ def test_a_notice_keeps_its_words_when_a_later_expiry_happens(desktop):
         page.wait(20).until(lambda d: page.connection_state() == "open")
         time.sleep(1)
         assert notice_messages(page) == first, "the earlier notice keeps its words"
-        assert "Your session expired; you have a new session." in page.toasts(), "the expiry is told on its own"
+        assert "This screen was away from the host too long: it starts afresh." in page.toasts(), "the expiry is told on its own"
         page.screenshot("notice-keeps-its-words")
         page.assert_no_bad_message()
     finally:

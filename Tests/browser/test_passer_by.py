@@ -9,7 +9,7 @@ from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
-from browser_support import Peer
+from browser_support import CuttableProxy, Peer, RestartableHost
 from test_connection import banner_text
 from test_words import field
 
@@ -212,7 +212,7 @@ def test_a_saved_draft_outlives_a_host_restart_and_says_so(host, desktop):
     save_a_draft(page, host, "Lift broken again")
     host.kill()
     host.start_again()
-    page.wait_toast("The host restarted; you have a new session. What you saved comes back if you open it again within 2 minutes.",
+    page.wait_toast("The host restarted: this screen starts afresh. What you saved comes back if you open it again within 2 minutes.",
                     seconds=15)
     page.screenshot("restart-draft-kept")
     dialog = page.composer("Mail")
@@ -235,7 +235,7 @@ def test_a_draft_sent_since_it_was_saved_does_not_come_back_after_a_restart(host
     page.wait_idle("contact")
     host.kill()
     host.start_again()
-    page.wait_toast("The host restarted; you have a new session.", seconds=15)
+    page.wait_toast("The host restarted: this screen starts afresh.", seconds=15)
     assert "What you saved" not in page.toasts()[-1], page.toasts()
     dialog = page.composer("Mail")
     assert field(dialog, "Subject").get_attribute("value") == "Hello"
@@ -364,3 +364,38 @@ def test_forget_typed_after_zero_keeps_nothing_on_screen(host, desktop):
     assert "flat number" not in dialog.find_element(By.CSS_SELECTOR, "textarea").get_attribute("value")
     assert not dialog.find_elements(By.CSS_SELECTOR, ".carried-line")
     page.assert_no_bad_message()
+
+
+def test_a_mail_half_written_then_reloaded_during_a_long_outage_comes_back_and_says_so(desktop):
+    """The third cold trial: a mail half written, the network lost, the page reloaded and the
+    host back after its retention: the mail was gone without a word (the page kept it only
+    for the session that had expired)."""
+    page = desktop
+    host = RestartableHost("--retention", "3")
+    proxy = CuttableProxy(host.port)
+    try:
+        page.open(proxy.base, "")
+        dialog = page.composer("Mail")
+        subject = field(dialog, "Subject")
+        subject.clear()
+        subject.send_keys("Half-written: the lift is broken")
+        proxy.refuse_websockets()
+        proxy.cut()                                 # the network goes...
+        proxy.restore()                             # ...the page still loads, its socket does not
+        page.wait(20).until(lambda d: page.connection_state() == "reconnecting")
+        page.driver.refresh()
+        page.wait(10).until(lambda d: page.find("h1").text == "remote-modal")
+        time.sleep(4.5)                             # past the host's 3 s retention
+        proxy.refuse_websockets(False)
+        page.wait_toast("This screen was away from the host too long: it starts afresh. What you were writing "
+                        "comes back if you open it again within 2 minutes.", seconds=20)
+        page.screenshot("reload-long-outage-mail-kept")
+        dialog = page.composer("Mail")
+        assert field(dialog, "Subject").get_attribute("value") == "Half-written: the lift is broken"
+        assert dialog.find_element(By.CSS_SELECTOR, ".carried-line").text == \
+            "Filled in again with what you typed before this screen was away from the host too long."
+        page.screenshot("reload-long-outage-mail-back")
+        page.assert_no_bad_message()
+    finally:
+        proxy.stop()
+        host.stop()

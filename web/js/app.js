@@ -460,6 +460,10 @@ client.addEventListener("error", ({ detail }) => console.warn("host error", deta
 client.addEventListener("sessionLost", ({ detail }) => {
   // Drafts the person saved in the session that is gone come back where the same flow does.
   const drafts = carryDrafts(detail.reason, detail.session);
+  // What was being written in the session that is gone, its dialog not on screen (the page
+  // was reloaded meanwhile): it comes back the same way (the third cold trial's half-written
+  // mail went without a word after a reload during a long outage).
+  const written = carryWritten(detail.reason, detail.session);
   // A shutdown notice on screen (the host shut down with a modal open) is this same event:
   // it says how it ended, once, updated (a toast besides would be a second message). It is
   // then that outcome's notice: a later, separate loss never rewrites it, it gets its own.
@@ -471,9 +475,11 @@ client.addEventListener("sessionLost", ({ detail }) => {
     }
     return;
   }
-  if (detail.modals === 0 && everOpen) {
-    const lead = detail.reason === "restarted" ? "The host restarted; you have a new session." : "Your session expired; you have a new session.";
-    toast("info", drafts ? `${lead} What you saved comes back if you open it again within ${durationWords(FORGET_TYPED_MS)}.` : lead);
+  if (detail.modals === 0 && (everOpen || drafts || written)) {
+    const lead = detail.reason === "restarted" ? "The host restarted: this screen starts afresh."
+      : "This screen was away from the host too long: it starts afresh.";
+    const what = drafts && written ? "What you saved and what you were writing" : drafts ? "What you saved" : "What you were writing";
+    toast("info", drafts || written ? `${lead} ${what} comes back if you open it again within ${durationWords(FORGET_TYPED_MS)}.` : lead);
   }
 });
 
@@ -529,6 +535,28 @@ function carryDrafts(why, lostSession) {
   return true;
 }
 
+/** The typed values of dialogs of the session that is gone, kept by `draftStore` and not on
+ *  screen any more (a reload), become carried ones; whether there were any. */
+function carryWritten(why, lostSession) {
+  const prefix = `${DRAFT_PREFIX}${lostSession}.`;
+  const carried = readCarried();
+  const at = Date.now();
+  let any = false;
+  for (const key of Object.keys(sessionStorage)) {
+    if (!key.startsWith(prefix)) continue;
+    const kept = readJSON(key);
+    sessionStorage.removeItem(key);
+    if (FORGET_TYPED_MS === 0 || typeof kept?.flow !== "string" || !Array.isArray(kept.typed)) continue;
+    carried[kept.flow] ??= { values: kept.typed, why, draft: false, at };
+    any = true;
+  }
+  if (any) {
+    writeJSON(CARRY_KEY, carried);
+    setTimeout(readCarried, FORGET_TYPED_MS + 100);
+  }
+  return any;
+}
+
 /** A composer's "Save draft": the host keeps the draft, but only as long as the session (a
  *  "Send" is the end of it). */
 function noteSaved(id, modal, message) {
@@ -557,21 +585,31 @@ function fillCarried(handle, modal) {
     node.value = value;
     node.dispatchEvent(new Event("input", { bubbles: true }));   // to the host, and to the page's own draft
   });
-  const when = kept.why === "expired" ? "before your session expired" : "before the host restarted";
+  const when = kept.why === "expired" ? "before this screen was away from the host too long" : "before the host restarted";
   // The host lost the draft because it restarted (or the session expired), not before.
-  const lostWhen = kept.why === "expired" ? "when your session expired" : "when it restarted";
+  const lostWhen = kept.why === "expired" ? "when this screen was away too long" : "when it restarted";
   handle.carried(kept.draft ? `Your saved draft is back: the host lost it ${lostWhen}.`
                             : `Filled in again with what you typed ${when}.`);
 }
 
-// Drafts of what was typed in a composer, per session and modal, until the modal's dismiss.
+// Drafts of what was typed in a dialog, per session and modal, until the modal's dismiss: the
+// renderer's own `values`, and, for the flow's return in a new session, the flow (`modal`'s
+// kind and title) and the typed values as `carryTyped` keeps them (null: nothing changed).
 const DRAFT_PREFIX = "remote-modal.draft.";
 const draftKey = (id) => `${DRAFT_PREFIX}${client.session}.${id}`;
-function draftStore(id) {
+function draftStore(id, modal = null) {
   const key = draftKey(id);
   return {
-    load: () => { try { return JSON.parse(sessionStorage.getItem(key) ?? "null"); } catch { return null; } },
-    save: (values) => { try { sessionStorage.setItem(key, JSON.stringify(values)); } catch { /* full */ } },
+    load: () => {
+      const kept = readJSON(key);
+      return kept && typeof kept === "object" && "values" in kept && "flow" in kept ? kept.values : kept;
+    },
+    save: (values) => {
+      const entry = open.get(id);
+      const typed = entry ? typedValues(entry.handle.dialog) : [];
+      const changed = typed.some((value, index) => value !== null && value !== entry.initial[index]);
+      writeJSON(key, { flow: modal ? flowKey(modal) : null, values, typed: changed ? typed : null });
+    },
     clear: () => sessionStorage.removeItem(key),
   };
 }
@@ -601,7 +639,7 @@ client.addEventListener("present", ({ detail: { id, modal, answered } }) => {
     isOnline: () => client.isOpen,
     upload: (files, onProgress, answer, options) => client.upload(id, files, onProgress, answer, options),
     retry: () => client.retryNow(),
-    draft: draftStore(id),
+    draft: draftStore(id, modal),
     anchor: (source) => document.querySelector(`[data-control="${CSS.escape(source)}"]`)?.getBoundingClientRect() ?? null,
   }, layer);
   if (answered) { handle.ui.alreadyAnswered(); handle.answerState(client.isOpen); }
@@ -638,8 +676,8 @@ const NOTICES = {
   // Away past the retention: the page cannot tell its own network from the host's absence,
   // so it says what is true in both cases.
   expired: (name, carried) => name
-    ? [name, `Your session expired while the host could not be reached; “${name}” was closed.${comesBack(carried)}`]
-    : ["Request cancelled", `Your session expired while the host could not be reached; this request was cancelled.${comesBack(carried)}`],
+    ? [name, `This screen was away from the host too long; “${name}” was closed.${comesBack(carried)}`]
+    : ["Request cancelled", `This screen was away from the host too long; this request was cancelled.${comesBack(carried)}`],
   ended: () => ["Request ended", "This request ended while the host could not be reached."],
   timeout: () => ["Request timed out", "This request was open too long and has been withdrawn."],
   // Named as the dialog was: the notice's heading stays when the restart's words replace these.
