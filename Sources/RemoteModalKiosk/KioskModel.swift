@@ -530,7 +530,8 @@ public struct KioskModel: Sendable {
             say(.info, "\u{201C}\(title)\u{201D} ended while the host could not be reached.")
         default: break
         }
-        if !ended.answered, let kept = Self.unsentText(of: ended) {
+        // A kept answer never left this screen: what it carried was not sent either.
+        if ended.answer != .sent, let kept = Self.unsentText(of: ended) {
             notify(
                 .error, "What you wrote in \u{201C}\(title)\u{201D} was not sent: \(kept)",
                 forget: (

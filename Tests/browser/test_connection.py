@@ -339,3 +339,38 @@ def test_without_its_token_the_page_explains_what_to_do(desktop):
         page.open(locked.base, "?token=s3cret")
     finally:
         locked.stop()
+
+
+def test_a_mail_kept_offline_and_lost_with_a_restart_is_said_not_sent_and_its_copy_does_not_stay(host, proxy, desktop):
+    """The third cold trial: Send pressed while cut off (kept, never sent), the host restarted
+    meanwhile: the notice said the mail "may not have been sent" and told a passer-by at a
+    public screen to copy it, the copy staying in the screen's clipboard for the next one."""
+    page = desktop
+    page.driver.execute_cdp_cmd("Browser.grantPermissions", {
+        "origin": proxy.base, "permissions": ["clipboardReadWrite", "clipboardSanitizedWrite"]})
+    page.open(proxy.base, "?forgetTypedAfter=4")
+    dialog = page.composer("Mail")
+    dialog.find_element(By.CSS_SELECTOR, "textarea").send_keys(" My room is 214.")
+    proxy.cut()
+    page.wait(20).until(lambda d: page.connection_state() == "reconnecting")
+    page.button(dialog, "Send").click()
+    page.wait().until(lambda d: "your answer is kept" in dialog.text)
+    host.kill()
+    host.start_again()
+    proxy.restore()
+    page.wait(30).until(lambda d: any(n.text.startswith("The host restarted; “New mail” was closed.")
+                                      for n in page.finds("dialog.notice .message")))
+    notice = page.find("dialog.notice")
+    assert "What you wrote was not sent." in notice.text, notice.text
+    assert "may not have been sent" not in notice.text, notice.text
+    page.button(notice, "Copy").click()
+    page.wait().until(lambda d: notice.find_element(By.CSS_SELECTOR, ".kept-status").text)
+    status = notice.find_element(By.CSS_SELECTOR, ".kept-status").text
+    assert status == "Copied. This screen's clipboard is emptied in 4 s.", status
+    read = ("const done = arguments[arguments.length - 1];"
+            "navigator.clipboard.readText().then(done, (e) => done('error: ' + e.message))")
+    assert "My room is 214." in page.driver.execute_async_script(read)
+    page.screenshot("kept-mail-not-sent-copied")
+    time.sleep(5)
+    assert page.driver.execute_async_script(read) == "", "the copy stayed in the clipboard"
+    page.assert_no_bad_message()

@@ -336,6 +336,9 @@ export class DialogUI {
     clearTimeout(this.confirmTimer);
     // Sent: the host confirms at once (its dismiss). Should it not within a moment (a network
     // that stalls: the heartbeat needs up to 10 s to say so), the spinner is said in words.
+    // Whether the answer ever left the page: only then may the host have taken it (a kept
+    // one the host never saw "was not sent", never "may not have been").
+    if (sent && this.answered) this.everSent = true;
     if (sent && this.answered) {
       this.confirmTimer = setTimeout(() => {
         if (this.answered && this.dialog.isConnected && !this.status.textContent) {
@@ -394,7 +397,7 @@ export function durationWords(ms) {
 }
 
 /** What was written and not sent, in a notice: read-only text to select, and Copy. */
-function keptText(id, text, unsure) {
+function keptText(id, text, unsure, forgetAfterMs = null) {
   const note = el("p", { id: `kept-${id}`, class: "kept-note",
                          text: unsure ? "What you wrote may not have been sent. Copy it to keep it:" : "What you wrote was not sent. Copy it to keep it:" });
   const area = el("textarea", { class: "kept-text", readonly: true, rows: Math.min(8, text.split("\n").length + 1),
@@ -412,7 +415,13 @@ function keptText(id, text, unsure) {
     } catch {
       try { copied = document.execCommand("copy"); } catch { copied = false; }
     }
-    done.textContent = copied ? "Copied." : "Selected: copy it with Ctrl+C (⌘C on a Mac).";
+    // A shared screen's clipboard must not hand it to the next person: emptied as long after
+    // the copy as the text stays on screen, whether or not the notice is still open.
+    if (copied && forgetAfterMs) {
+      setTimeout(() => navigator.clipboard?.writeText("").catch(() => {}), forgetAfterMs);
+    }
+    const when = forgetAfterMs ? ` This screen's clipboard is emptied in ${durationWords(forgetAfterMs)}.` : "";
+    done.textContent = copied ? `Copied.${when}` : "Selected: copy it with Ctrl+C (⌘C on a Mac).";
   });
   return [note, area, el("div", { class: "kept-row" }, copy, done)];
 }
@@ -551,9 +560,9 @@ export function openModal(id, modal, io, layer) {
     content.disabled = false;
     connectionLine.remove();
     // An answer given before the host lost the session may have been taken before it did.
-    const unsure = ui.answered && (reason === "restarted" || reason === "expired");
+    const unsure = ui.answered && ui.everSent === true && (reason === "restarted" || reason === "expired");
     const shown = unsent && forgetAfterMs !== 0;
-    const kept = shown ? keptText(id, unsent, unsure) : [];
+    const kept = shown ? keptText(id, unsent, unsure, forgetAfterMs) : [];
     const forgotten = () => el("p", { id: `kept-${id}`, class: "kept-note forgotten",
       text: `What was written${heading ? ` in “${heading}”` : ""} ${unsure ? "may not have been" : "was not"} sent; ${forgetAfterMs
         ? `cleared from this screen after ${durationWords(forgetAfterMs)}.` : "it is not shown on this screen."}` });
